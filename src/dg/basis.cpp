@@ -1,0 +1,124 @@
+// Orthonormal Legendre basis and Gauss-Legendre quadrature.
+#include "dg/dg/basis.hpp"
+
+#include "dg/core/error.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace dg {
+
+void legendre(int n, double x, double* phi, double* dphi) {
+  // Monic-free recurrence for P_i and P_i', then scale by sqrt((2i+1)/2).
+  double p0 = 1.0, p1 = x, d0 = 0.0, d1 = 1.0;
+  for (int i = 0; i < n; ++i) {
+    double pi, di;
+    if (i == 0) {
+      pi = 1.0;
+      di = 0.0;
+    } else if (i == 1) {
+      pi = x;
+      di = 1.0;
+    } else {
+      pi = ((2.0 * i - 1.0) * x * p1 - (i - 1.0) * p0) / i;
+      di = d0 + (2.0 * i - 1.0) * p1; // P_i' = P_{i-2}' + (2i-1) P_{i-1}
+      p0 = p1;
+      p1 = pi;
+      d0 = d1;
+      d1 = di;
+    }
+    const double s = std::sqrt((2.0 * i + 1.0) / 2.0);
+    phi[i] = s * pi;
+    if (dphi) dphi[i] = s * di;
+  }
+}
+
+void gauss_legendre(int q, std::vector<double>& x, std::vector<double>& w) {
+  DG_VERIFY(q >= 1 && q <= 64, "q = " << q);
+  x.assign(q, 0.0);
+  w.assign(q, 0.0);
+  const double pi = 3.14159265358979323846;
+  for (int k = 0; k < (q + 1) / 2; ++k) {
+    double z = std::cos(pi * (k + 0.75) / (q + 0.5));
+    double dp = 0.0;
+    for (int it = 0; it < 100; ++it) {
+      double p0 = 1.0, p1 = z;
+      for (int j = 2; j <= q; ++j) {
+        const double pj = ((2.0 * j - 1.0) * z * p1 - (j - 1.0) * p0) / j;
+        p0 = p1;
+        p1 = pj;
+      }
+      double pq = (q == 1) ? z : p1, pqm1 = (q == 1) ? 1.0 : p0;
+      dp = q * (z * pq - pqm1) / (z * z - 1.0);
+      const double dz = pq / dp;
+      z -= dz;
+      if (std::fabs(dz) < 1e-16) break;
+    }
+    {
+      double p0 = 1.0, p1 = z;
+      for (int j = 2; j <= q; ++j) {
+        const double pj = ((2.0 * j - 1.0) * z * p1 - (j - 1.0) * p0) / j;
+        p0 = p1;
+        p1 = pj;
+      }
+      double pq = (q == 1) ? z : p1, pqm1 = (q == 1) ? 1.0 : p0;
+      dp = q * (z * pq - pqm1) / (z * z - 1.0);
+    }
+    const double wk = 2.0 / ((1.0 - z * z) * dp * dp);
+    x[k] = -z;
+    x[q - 1 - k] = z;
+    w[k] = w[q - 1 - k] = wk;
+  }
+  if (q % 2 == 1) x[q / 2] = 0.0;
+}
+
+HostTables make_tables_at(int order, const std::vector<double>& points) {
+  HostTables t;
+  t.P = order + 1;
+  t.Q = static_cast<int>(points.size());
+  t.x = points;
+  t.B.resize(t.Q * t.P);
+  t.D.resize(t.Q * t.P);
+  for (int a = 0; a < t.Q; ++a) legendre(t.P, points[a], &t.B[a * t.P], &t.D[a * t.P]);
+  t.E.resize(2 * t.P);
+  t.dE.resize(2 * t.P);
+  legendre(t.P, -1.0, &t.E[0], &t.dE[0]);
+  legendre(t.P, 1.0, &t.E[t.P], &t.dE[t.P]);
+  return t;
+}
+
+HostTables make_tables(int order, int q) {
+  std::vector<double> x, w;
+  gauss_legendre(q, x, w);
+  HostTables t = make_tables_at(order, x);
+  t.w = w;
+  return t;
+}
+
+namespace {
+View2 device_matrix(const char* label, const std::vector<double>& v, int rows, int cols) {
+  View2 d(std::string(label), rows, cols);
+  auto h = Kokkos::create_mirror_view(d);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) h(i, j) = v[i * cols + j];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+} // namespace
+
+BasisTables to_device(const HostTables& t) {
+  BasisTables d;
+  d.P = t.P;
+  d.Q = t.Q;
+  d.w = View1("dg::basis::w", t.Q);
+  auto hw = Kokkos::create_mirror_view(d.w);
+  for (int a = 0; a < t.Q; ++a) hw(a) = t.w.empty() ? 0.0 : t.w[a];
+  Kokkos::deep_copy(d.w, hw);
+  d.B = device_matrix("dg::basis::B", t.B, t.Q, t.P);
+  d.D = device_matrix("dg::basis::D", t.D, t.Q, t.P);
+  d.E = device_matrix("dg::basis::E", t.E, 2, t.P);
+  d.dE = device_matrix("dg::basis::dE", t.dE, 2, t.P);
+  return d;
+}
+
+} // namespace dg
