@@ -26,6 +26,7 @@ namespace math {
 #if KOKKOS_VERSION >= 40000
 using Kokkos::exp;
 using Kokkos::fabs;
+using Kokkos::floor;
 using Kokkos::fmax;
 using Kokkos::fmin;
 using Kokkos::isfinite;
@@ -36,6 +37,7 @@ using Kokkos::sqrt;
 #else
 using Kokkos::Experimental::exp;
 using Kokkos::Experimental::fabs;
+using Kokkos::Experimental::floor;
 using Kokkos::Experimental::fmax;
 using Kokkos::Experimental::fmin;
 using Kokkos::Experimental::isfinite;

@@ -63,3 +63,52 @@ KOKKOS_INLINE_FUNCTION void inner(const TeamMember& team, const double* vals, do
 }
 
 } // namespace dg::sf
+
+namespace dg::sf {
+
+/// The two tangential directions (a, b) of face f (dg/mesh/hex.hpp conventions).
+KOKKOS_INLINE_FUNCTION void face_tangents(int f, int& ta, int& tb) {
+  const int d = f / 2;
+  ta = d == 0 ? 1 : 0;
+  tb = d == 2 ? 1 : 2;
+}
+
+/// Face trace: modes (P^3) -> values at the Q^2 face points (a fastest) of face f.
+/// `nrm` holds the P values of the normal-direction factor (phi_i or phi_i' at -1 or +1);
+/// Ta, Tb (Q x P) the tangential tables. tmp1 >= P*P, tmp2 >= P*Q.
+KOKKOS_INLINE_FUNCTION void face_backward(const TeamMember& team, const double* modes,
+                                          double* out, double* tmp1, double* tmp2, int P, int Q,
+                                          int f, const double* nrm, const double* Ta,
+                                          const double* Tb) {
+  const int d = f / 2;
+  int ta, tb;
+  face_tangents(f, ta, tb);
+  int n[3] = {P, P, P};
+  contract(team, modes, tmp1, n[0], n[1], n[2], d, nrm, P, 1, false);
+  n[d] = 1;
+  contract(team, tmp1, tmp2, n[0], n[1], n[2], ta, Ta, P, Q, false);
+  n[ta] = Q;
+  contract(team, tmp2, out, n[0], n[1], n[2], tb, Tb, P, Q, false);
+}
+
+/// Face inner product: values at the Q^2 points of face f (weights included) -> modes,
+/// out[ijk] (+)= sum_ab nrm[i_d] Ta(a, i_ta) Tb(b, i_tb) in[ab]. tmp1 >= P*Q, tmp2 >= P*P.
+KOKKOS_INLINE_FUNCTION void face_inner(const TeamMember& team, const double* vals, double* modes,
+                                       double* tmp1, double* tmp2, int P, int Q, int f,
+                                       const double* nrm, const double* Ta, const double* Tb,
+                                       bool accumulate) {
+  const int d = f / 2;
+  int ta, tb;
+  face_tangents(f, ta, tb);
+  int n[3];
+  n[d] = 1;
+  n[ta] = Q;
+  n[tb] = Q;
+  contract(team, vals, tmp1, n[0], n[1], n[2], ta, Ta, P, P, true);
+  n[ta] = P;
+  contract(team, tmp1, tmp2, n[0], n[1], n[2], tb, Tb, P, P, true);
+  n[tb] = P;
+  contract(team, tmp2, modes, n[0], n[1], n[2], d, nrm, P, P, true, accumulate);
+}
+
+} // namespace dg::sf

@@ -1,0 +1,67 @@
+// The DG right-hand side of advection-diffusion on an element block (weak form on element K):
+//   M du/dt = int_K grad(phi) . F(u, grad u) - oint_dK phi F*.n
+//             + oint_dK (nu/2) [u] grad(phi) . n            (SIPG symmetry term)
+// with F = a u - nu grad u, F*.n = upwind(a.n) - nu {grad u . n} + tau [u]. All integrals are
+// sum-factorised (one team per element); the mass matrix is |J| I on affine elements and the
+// weight-adjusted inverse M^{-1} ~ P (1/J) P^T on curved ones.
+#pragma once
+
+#include "dg/dg/element_block.hpp"
+#include "dg/physics/exact.hpp"
+
+namespace dg {
+
+/// What the right-hand-side kernel does with the result R = M^{-1} rhs of element e.
+struct Epilogue {
+  enum Mode : int { store = 0, lsrk = 1 } mode = store;
+  View2 out;        // store: out(e, :) = R
+  double a = 0.0;   // lsrk: reg = a reg + dt R;  u += b reg
+  double b = 0.0;
+  double dt = 0.0;
+};
+
+class DGOperator {
+public:
+  DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde,
+             const physics::ExactSolution& boundary_data);
+
+  /// Face traces (u and grad u . n) of every element into block.trace (reads block.u).
+  void compute_traces() const;
+  /// Right-hand side for the elements listed in `elems` at time t (reads block.u,
+  /// block.trace, block.ghost) followed by the epilogue.
+  void apply(double t, const IView1& elems, const Epilogue& ep) const;
+  /// Both steps for every element of a block without ghosts (single rank).
+  void apply_all(double t, const Epilogue& ep) const;
+
+  const physics::AdvectionDiffusion& pde() const { return pde_; }
+  ElementBlock& block() const { return *block_; }
+
+private:
+  ElementBlock* block_;
+  physics::AdvectionDiffusion pde_;
+  physics::ExactSolution bc_;
+  IView1 all_elems_;
+  View1 points_; // 1-D quadrature points (device)
+};
+
+/// Per-element diagnostics with a quadrature of `qerr` points per direction.
+struct Diagnostics {
+  double l2_error = 0.0, max_error = 0.0; // against the exact solution (if any)
+  double integral = 0.0, energy = 0.0;     // int u, int u^2
+  double umin = 0.0, umax = 0.0;           // at the quadrature points
+  bool finite = true;
+};
+/// Local (this rank's) sums / extrema; the solver reduces them over ranks.
+Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
+                              double t, bool with_error, int qerr);
+
+/// Sets the modes to the L2 projection of exact(x, t) (quadrature of qproj points, mass
+/// matrix inverted exactly per element through the weight-adjusted form on affine elements and
+/// a few fixed-point corrections on curved ones).
+void project(ElementBlock& block, const physics::ExactSolution& exact, double t);
+
+/// Values of the solution (elem, n^3) and coordinates (elem, n^3, 3) on an equispaced n^3 grid
+/// per element (n = subdivisions + 1), for output.
+void sample(const ElementBlock& block, int n, View2& values, View3& coords);
+
+} // namespace dg

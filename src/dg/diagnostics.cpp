@@ -1,0 +1,256 @@
+// Projection of a given function onto the modal basis, diagnostics (error norms, integral,
+// energy, extrema) with a quadrature finer than the solver's, and sampling for output.
+#include "dg/core/error.hpp"
+#include "dg/dg/operator.hpp"
+#include "dg/dg/sum_factorization.hpp"
+#include "dg/mesh/hex.hpp"
+
+#include <limits>
+
+namespace dg {
+
+namespace {
+KOKKOS_INLINE_FUNCTION void map_and_det(const View3& verts, int e, const double r[3], double x[3],
+                                        double& det) {
+  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  x[0] = x[1] = x[2] = 0.0;
+  for (int v = 0; v < 8; ++v) {
+    const double sv[3] = {double(hex::vertex_sign(v, 0)), double(hex::vertex_sign(v, 1)),
+                          double(hex::vertex_sign(v, 2))};
+    const double f[3] = {1.0 + sv[0] * r[0], 1.0 + sv[1] * r[1], 1.0 + sv[2] * r[2]};
+    const double N = 0.125 * f[0] * f[1] * f[2];
+    const double dN[3] = {0.125 * sv[0] * f[1] * f[2], 0.125 * f[0] * sv[1] * f[2],
+                          0.125 * f[0] * f[1] * sv[2]};
+    for (int i = 0; i < 3; ++i) {
+      x[i] += N * verts(e, v, i);
+      for (int j = 0; j < 3; ++j) J[i][j] += verts(e, v, i) * dN[j];
+    }
+  }
+  det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+        J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+        J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+}
+
+View1 points_view(const std::vector<double>& x) {
+  View1 d("dg::points", x.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (size_t i = 0; i < x.size(); ++i) h(i) = x[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+size_t two_cubes(int P, int Q) {
+  const int M = P > Q ? P : Q;
+  return sizeof(double) * (2 * M * M * M + P * P * P + Q * Q * Q) + 128;
+}
+
+TeamPolicy policy_for(int n, size_t bytes) {
+  TeamPolicy p(n, Kokkos::AUTO);
+  return p.set_scratch_size(bytes <= 48 * 1024 ? 0 : 1, Kokkos::PerTeam(bytes));
+}
+} // namespace
+
+void project(ElementBlock& block, const physics::ExactSolution& exact, double t) {
+  const int P = block.P, Q = block.Q, P3 = P * P * P, Q3 = Q * Q * Q;
+  const HostTables ht = make_tables(block.order, Q);
+  const View1 x = points_view(ht.x);
+  const BasisTables tb = block.tables;
+  const View3 verts = block.verts, vgeo = block.vgeo;
+  const View2 u = block.u;
+  const bool affine = block.affine;
+  const size_t bytes = two_cubes(P, Q) + sizeof(double) * P3;
+  // u <- W (b - M u) + u, with W the weight-adjusted inverse (exact on affine elements).
+  const int iterations = affine ? 1 : 6;
+  Kokkos::deep_copy(u, 0.0);
+  for (int it = 0; it < iterations; ++it) {
+    Kokkos::parallel_for(
+        "dg::project", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
+          const int e = team.league_rank();
+          const int M = P > Q ? P : Q, lvl = bytes <= 48 * 1024 ? 0 : 1;
+          auto alloc = [&](int n) {
+            return static_cast<double*>(team.team_scratch(lvl).get_shmem(sizeof(double) * n));
+          };
+          double* T1 = alloc(M * M * M);
+          double* T2 = alloc(M * M * M);
+          double* U = alloc(P3);
+          double* R = alloc(P3);
+          double* V = alloc(Q3);
+          const double* B = tb.B.data();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { U[m] = u(e, m); });
+          team.team_barrier();
+          sf::backward(team, U, V, T1, T2, P, Q, B, B, B);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
+            const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
+            const double r[3] = {x(a), x(b), x(c)};
+            double xp[3], det;
+            map_and_det(verts, e, r, xp, det);
+            V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * (exact(xp, t) - V[pt]);
+          });
+          team.team_barrier();
+          sf::inner(team, V, R, T1, T2, P, Q, B, B, B);
+          if (affine) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3),
+                                 [&](int m) { u(e, m) = U[m] + R[m] / vgeo(e, 0, 9); });
+          } else {
+            sf::backward(team, R, V, T1, T2, P, Q, B, B, B);
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
+              const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
+              V[pt] *= tb.w(a) * tb.w(b) * tb.w(c) / vgeo(e, pt, 9);
+            });
+            team.team_barrier();
+            sf::inner(team, V, R, T1, T2, P, Q, B, B, B);
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3),
+                                 [&](int m) { u(e, m) = U[m] + R[m]; });
+          }
+        });
+  }
+}
+
+Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
+                              double t, bool with_error, int qerr) {
+  const int P = block.P, Q = qerr, P3 = P * P * P, Q3 = Q * Q * Q;
+  const HostTables ht = make_tables(block.order, Q);
+  const BasisTables tb = to_device(ht);
+  const View1 x = points_view(ht.x);
+  const View3 verts = block.verts;
+  const View2 u = block.u;
+  View2 per("dg::diagnostics::per_element", block.nelem, 6);
+  const size_t bytes = two_cubes(P, Q);
+  Kokkos::parallel_for(
+      "dg::diagnostics", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
+        const int e = team.league_rank();
+        const int M = P > Q ? P : Q, lvl = bytes <= 48 * 1024 ? 0 : 1;
+        auto alloc = [&](int n) {
+          return static_cast<double*>(team.team_scratch(lvl).get_shmem(sizeof(double) * n));
+        };
+        double* T1 = alloc(M * M * M);
+        double* T2 = alloc(M * M * M);
+        double* U = alloc(P3);
+        double* V = alloc(Q3);
+        const double* B = tb.B.data();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { U[m] = u(e, m); });
+        team.team_barrier();
+        sf::backward(team, U, V, T1, T2, P, Q, B, B, B);
+        double err2 = 0, errmax = 0, integral = 0, energy = 0, umin = 0, umax = 0;
+        auto point = [&](int pt, double& xerr2, double& xint, double& xen) {
+          const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
+          const double r[3] = {x(a), x(b), x(c)};
+          double xp[3], det;
+          map_and_det(verts, e, r, xp, det);
+          const double wd = tb.w(a) * tb.w(b) * tb.w(c) * det;
+          const double err = with_error ? V[pt] - exact(xp, t) : 0.0;
+          xerr2 += wd * err * err;
+          xint += wd * V[pt];
+          xen += wd * V[pt] * V[pt];
+        };
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, Q3),
+            [&](int pt, double& s) {
+              double i1 = 0, i2 = 0;
+              point(pt, s, i1, i2);
+            },
+            err2);
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, Q3),
+            [&](int pt, double& s) {
+              double i1 = 0, i2 = 0;
+              point(pt, i1, s, i2);
+            },
+            integral);
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, Q3),
+            [&](int pt, double& s) {
+              double i1 = 0, i2 = 0;
+              point(pt, i1, i2, s);
+            },
+            energy);
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, Q3),
+            [&](int pt, double& m) {
+              if (with_error) {
+                const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
+                const double r[3] = {x(a), x(b), x(c)};
+                double xp[3], det;
+                map_and_det(verts, e, r, xp, det);
+                const double err = math::fabs(V[pt] - exact(xp, t));
+                if (!(err <= m)) m = err; // also propagates NaN
+              }
+            },
+            Kokkos::Max<double>(errmax));
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, Q3),
+            [&](int pt, double& m) {
+              if (!(V[pt] >= m)) m = V[pt];
+            },
+            Kokkos::Min<double>(umin));
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, Q3),
+            [&](int pt, double& m) {
+              if (!(V[pt] <= m)) m = V[pt];
+            },
+            Kokkos::Max<double>(umax));
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          per(e, 0) = err2;
+          per(e, 1) = errmax;
+          per(e, 2) = integral;
+          per(e, 3) = energy;
+          per(e, 4) = umin;
+          per(e, 5) = umax;
+        });
+      });
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per);
+  Diagnostics d;
+  d.umin = std::numeric_limits<double>::infinity();
+  d.umax = -std::numeric_limits<double>::infinity();
+  for (int e = 0; e < block.nelem; ++e) {
+    d.l2_error += h(e, 0);
+    d.max_error = std::max(d.max_error, h(e, 1));
+    d.integral += h(e, 2);
+    d.energy += h(e, 3);
+    d.umin = std::min(d.umin, h(e, 4));
+    d.umax = std::max(d.umax, h(e, 5));
+    for (int k = 0; k < 6; ++k)
+      if (!std::isfinite(h(e, k)) && (k != 1 || with_error)) d.finite = false;
+  }
+  return d; // l2_error holds the squared sum; the caller reduces and takes the root
+}
+
+void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
+  std::vector<double> pts(n);
+  for (int i = 0; i < n; ++i) pts[i] = n == 1 ? 0.0 : -1.0 + 2.0 * i / (n - 1);
+  const HostTables ht = make_tables_at(block.order, pts);
+  const BasisTables tb = to_device(ht);
+  const View1 x = points_view(pts);
+  const int P = block.P, Q = n, P3 = P * P * P, Q3 = Q * Q * Q;
+  values = View2("dg::sample::values", block.nelem, Q3);
+  coords = View3("dg::sample::coords", block.nelem, Q3, 3);
+  const View2 u = block.u, vals = values;
+  const View3 verts = block.verts, xyz = coords;
+  const size_t bytes = two_cubes(P, Q);
+  Kokkos::parallel_for(
+      "dg::sample", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
+        const int e = team.league_rank();
+        const int M = P > Q ? P : Q, lvl = bytes <= 48 * 1024 ? 0 : 1;
+        auto alloc = [&](int m) {
+          return static_cast<double*>(team.team_scratch(lvl).get_shmem(sizeof(double) * m));
+        };
+        double* T1 = alloc(M * M * M);
+        double* T2 = alloc(M * M * M);
+        double* U = alloc(P3);
+        double* V = alloc(Q3);
+        const double* B = tb.B.data();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { U[m] = u(e, m); });
+        team.team_barrier();
+        sf::backward(team, U, V, T1, T2, P, Q, B, B, B);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
+          const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
+          const double r[3] = {x(a), x(b), x(c)};
+          double xp[3], det;
+          map_and_det(verts, e, r, xp, det);
+          vals(e, pt) = V[pt];
+          for (int d = 0; d < 3; ++d) xyz(e, pt, d) = xp[d];
+        });
+      });
+}
+
+} // namespace dg

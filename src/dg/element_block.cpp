@@ -1,0 +1,263 @@
+// Host-side set-up of an element block: metric terms at quadrature points from the trilinear
+// map, face normals and surface elements, connectivity and penalty scales, copied to the device.
+#include "dg/dg/element_block.hpp"
+
+#include "dg/core/error.hpp"
+#include "dg/mesh/hex.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <unordered_map>
+
+namespace dg {
+
+namespace {
+
+using Mat3 = std::array<std::array<double, 3>, 3>;
+
+/// Adjugate transpose: adj(J) = |J| J^{-1}, returned with rows = reference directions.
+Mat3 adjugate(const Mat3& J, double& det) {
+  Mat3 A;
+  A[0][0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+  A[0][1] = J[0][2] * J[2][1] - J[0][1] * J[2][2];
+  A[0][2] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
+  A[1][0] = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+  A[1][1] = J[0][0] * J[2][2] - J[0][2] * J[2][0];
+  A[1][2] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
+  A[2][0] = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+  A[2][1] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
+  A[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+  det = J[0][0] * A[0][0] + J[0][1] * A[1][0] + J[0][2] * A[2][0];
+  return A; // A[d][i] = d r_d / d x_i * det
+}
+
+/// True when the trilinear map of element e is affine (a parallelepiped).
+bool is_affine(const mesh::HexMesh& m, std::int64_t e) {
+  auto X = [&](int v, int d) { return m.coords[3 * m.hex[8 * e + v] + d]; };
+  double scale = 0.0, defect = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    scale = std::max(scale, std::fabs(X(6, d) - X(0, d)));
+    // x0 + x2 = x1 + x3 (bottom face planar parallelogram), same on top, and x4 - x0 = x7 - x3,
+    // x5 - x1 = x4 - x0, x6 - x2 = x4 - x0.
+    defect = std::max(defect, std::fabs(X(0, d) + X(2, d) - X(1, d) - X(3, d)));
+    defect = std::max(defect, std::fabs(X(4, d) + X(6, d) - X(5, d) - X(7, d)));
+    defect = std::max(defect, std::fabs((X(4, d) - X(0, d)) - (X(5, d) - X(1, d))));
+    defect = std::max(defect, std::fabs((X(4, d) - X(0, d)) - (X(6, d) - X(2, d))));
+    defect = std::max(defect, std::fabs((X(4, d) - X(0, d)) - (X(7, d) - X(3, d))));
+  }
+  return defect <= 1e-12 * scale;
+}
+
+double element_volume(const mesh::HexMesh& m, std::int64_t e, const HostTables& t) {
+  double v = 0.0;
+  for (int c = 0; c < t.Q; ++c)
+    for (int b = 0; b < t.Q; ++b)
+      for (int a = 0; a < t.Q; ++a) {
+        double det;
+        adjugate(mesh::jacobian(m, e, t.x[a], t.x[b], t.x[c]), det);
+        v += t.w[a] * t.w[b] * t.w[c] * det;
+      }
+  return v;
+}
+
+/// Area of face f of element e (Gauss quadrature of |n dS|).
+double face_area(const mesh::HexMesh& m, std::int64_t e, int f, const HostTables& t) {
+  const int d = f / 2, s = f % 2;
+  int ta, tb;
+  ta = d == 0 ? 1 : 0;
+  tb = d == 2 ? 1 : 2;
+  double area = 0.0;
+  for (int j = 0; j < t.Q; ++j)
+    for (int i = 0; i < t.Q; ++i) {
+      double r[3];
+      r[d] = s ? 1.0 : -1.0;
+      r[ta] = t.x[i];
+      r[tb] = t.x[j];
+      double det;
+      const Mat3 A = adjugate(mesh::jacobian(m, e, r[0], r[1], r[2]), det);
+      area += t.w[i] * t.w[j] * std::sqrt(A[d][0] * A[d][0] + A[d][1] * A[d][1] + A[d][2] * A[d][2]);
+    }
+  return area;
+}
+
+IView2 device_ints(const std::string& label, const std::vector<int>& v, int n) {
+  IView2 d(label, n, 6);
+  auto h = Kokkos::create_mirror_view(d);
+  for (int e = 0; e < n; ++e)
+    for (int f = 0; f < 6; ++f) h(e, f) = v[6 * e + f];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+} // namespace
+
+ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connectivity& conn,
+                                 const std::vector<std::int64_t>& local_ids,
+                                 const std::vector<GhostFace>& ghosts, int order, int q,
+                                 const BoundaryKinds& bc, const std::string& geometry) {
+  ElementBlock b;
+  b.order = order;
+  b.P = order + 1;
+  b.Q = q;
+  b.nmodes = b.P * b.P * b.P;
+  b.nvol = q * q * q;
+  b.nface = q * q;
+  b.nelem = static_cast<int>(local_ids.size());
+  b.global_ids = local_ids;
+  const HostTables t = make_tables(order, q);
+  b.tables = to_device(t);
+  const int E = b.nelem;
+
+  bool all_affine = true;
+  for (auto g : local_ids) all_affine = all_affine && is_affine(mesh, g);
+  if (geometry == "affine") {
+    if (!all_affine) DG_INPUT_ERROR("discretization.geometry = affine: the mesh has curved elements");
+    b.affine = true;
+  } else {
+    b.affine = (geometry == "auto") && all_affine;
+  }
+
+  b.u = View2("dg::block::u", E, b.nmodes);
+  b.reg = View2("dg::block::reg", E, b.nmodes);
+  b.verts = View3("dg::block::verts", E, 8, 3);
+  const int nvg = b.affine ? 1 : b.nvol, nfg = b.affine ? 1 : b.nface;
+  b.vgeo = View3("dg::block::vgeo", E, nvg, vgeo_size);
+  b.fgeo = View4("dg::block::fgeo", E, 6, nfg, fgeo_size);
+  b.tau = View2("dg::block::tau", E, 6);
+  b.volume = View1("dg::block::volume", E);
+  b.hmin = View1("dg::block::hmin", E);
+  b.trace = View4("dg::block::trace", E, 6, b.nface, 2);
+
+  auto hverts = Kokkos::create_mirror_view(b.verts);
+  auto hvgeo = Kokkos::create_mirror_view(b.vgeo);
+  auto hfgeo = Kokkos::create_mirror_view(b.fgeo);
+  auto htau = Kokkos::create_mirror_view(b.tau);
+  auto hvol = Kokkos::create_mirror_view(b.volume);
+  auto hh = Kokkos::create_mirror_view(b.hmin);
+
+  // Volumes of every element a local element touches (for the penalty), cached by global id.
+  std::unordered_map<std::int64_t, double> vol_cache;
+  auto volume_of = [&](std::int64_t g) {
+    auto it = vol_cache.find(g);
+    if (it != vol_cache.end()) return it->second;
+    const double v = element_volume(mesh, g, t);
+    vol_cache.emplace(g, v);
+    return v;
+  };
+
+  std::unordered_map<std::int64_t, int> local_index;
+  for (int e = 0; e < E; ++e) local_index.emplace(local_ids[e], e);
+  std::unordered_map<std::int64_t, int> ghost_slot; // key 6 * local_elem + face
+  for (size_t s = 0; s < ghosts.size(); ++s)
+    ghost_slot.emplace(6 * static_cast<std::int64_t>(ghosts[s].local_elem) + ghosts[s].face,
+                       static_cast<int>(s));
+  b.nghost = static_cast<int>(ghosts.size());
+  b.ghost = View3("dg::block::ghost", std::max(1, b.nghost), b.nface, 2);
+
+  std::vector<int> ftype(6 * E), nbr(6 * E), nface(6 * E), orient(6 * E);
+  const double pp = (order + 1.0) * (order + 1.0);
+  std::vector<int> inner, halo;
+
+  for (int e = 0; e < E; ++e) {
+    const std::int64_t g = local_ids[e];
+    for (int v = 0; v < 8; ++v)
+      for (int d = 0; d < 3; ++d) hverts(e, v, d) = mesh.coords[3 * mesh.hex[8 * g + v] + d];
+    // Volume metric.
+    for (int c = 0; c < (b.affine ? 1 : q); ++c)
+      for (int bb = 0; bb < (b.affine ? 1 : q); ++bb)
+        for (int a = 0; a < (b.affine ? 1 : q); ++a) {
+          const double r = b.affine ? 0.0 : t.x[a], s = b.affine ? 0.0 : t.x[bb],
+                       tt = b.affine ? 0.0 : t.x[c];
+          double det;
+          const Mat3 A = adjugate(mesh::jacobian(mesh, g, r, s, tt), det);
+          const int pt = a + q * (bb + q * c);
+          for (int d = 0; d < 3; ++d)
+            for (int i = 0; i < 3; ++i) hvgeo(e, pt, 3 * d + i) = A[d][i];
+          hvgeo(e, pt, 9) = det;
+        }
+    // Face metric: n dS = sign * row d of adj(J) (Nanson), J^{-1} n = adj(J) n / |J|.
+    double max_area = 0.0;
+    const double vol = volume_of(g);
+    hvol(e) = vol;
+    bool touches_ghost = false;
+    for (int f = 0; f < 6; ++f) {
+      const int d = f / 2, side = f % 2;
+      int ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
+      for (int j = 0; j < (b.affine ? 1 : q); ++j)
+        for (int i = 0; i < (b.affine ? 1 : q); ++i) {
+          double r[3];
+          r[d] = side ? 1.0 : -1.0;
+          r[ta] = b.affine ? 0.0 : t.x[i];
+          r[tb] = b.affine ? 0.0 : t.x[j];
+          double det;
+          const Mat3 A = adjugate(mesh::jacobian(mesh, g, r[0], r[1], r[2]), det);
+          const double sg = side ? 1.0 : -1.0;
+          double n[3] = {sg * A[d][0], sg * A[d][1], sg * A[d][2]};
+          const double dS = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+          const int pt = i + q * j;
+          for (int k = 0; k < 3; ++k) hfgeo(e, f, pt, k) = n[k] / dS;
+          hfgeo(e, f, pt, 3) = dS;
+          for (int k = 0; k < 3; ++k)
+            hfgeo(e, f, pt, 4 + k) = (A[k][0] * n[0] + A[k][1] * n[1] + A[k][2] * n[2]) / (dS * det);
+          hfgeo(e, f, pt, 7) = 0.0;
+        }
+      const double area = face_area(mesh, g, f, t);
+      max_area = std::max(max_area, area);
+      const mesh::FaceLink& L = conn(g, f);
+      double ratio = area / vol;
+      const int k = 6 * e + f;
+      if (L.kind == mesh::FaceKind::interior) {
+        ratio = std::max(ratio, area / volume_of(L.nbr_elem));
+        auto it = local_index.find(L.nbr_elem);
+        if (it != local_index.end()) {
+          ftype[k] = face_local;
+          nbr[k] = it->second;
+        } else {
+          auto gs = ghost_slot.find(k);
+          DG_VERIFY(gs != ghost_slot.end(), "element " << g << " face " << f
+                                                      << ": neighbour " << L.nbr_elem
+                                                      << " is neither local nor a ghost");
+          ftype[k] = face_ghost;
+          nbr[k] = gs->second;
+          touches_ghost = true;
+        }
+        nface[k] = L.nbr_face;
+        orient[k] = L.orientation;
+      } else {
+        DG_VERIFY(L.tag >= 0 && L.tag < 6, "boundary tag " << L.tag << " outside 0..5");
+        ftype[k] = bc.kind[L.tag];
+        nbr[k] = -1;
+        nface[k] = -1;
+        orient[k] = 0;
+      }
+      htau(e, f) = pp * ratio;
+    }
+    hh(e) = vol / max_area;
+    (touches_ghost ? halo : inner).push_back(e);
+  }
+
+  Kokkos::deep_copy(b.verts, hverts);
+  Kokkos::deep_copy(b.vgeo, hvgeo);
+  Kokkos::deep_copy(b.fgeo, hfgeo);
+  Kokkos::deep_copy(b.tau, htau);
+  Kokkos::deep_copy(b.volume, hvol);
+  Kokkos::deep_copy(b.hmin, hh);
+  b.ftype = device_ints("dg::block::ftype", ftype, E);
+  b.nbr = device_ints("dg::block::nbr", nbr, E);
+  b.nbr_face = device_ints("dg::block::nbr_face", nface, E);
+  b.orient = device_ints("dg::block::orient", orient, E);
+  auto to_dev = [](const std::string& label, const std::vector<int>& v) {
+    IView1 d(label, v.size());
+    auto h = Kokkos::create_mirror_view(d);
+    for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+    Kokkos::deep_copy(d, h);
+    return d;
+  };
+  b.inner_elems = to_dev("dg::block::inner_elems", inner);
+  b.halo_elems = to_dev("dg::block::halo_elems", halo);
+  return b;
+}
+
+} // namespace dg

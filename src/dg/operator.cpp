@@ -1,0 +1,320 @@
+// Sum-factorised DG kernels on an element block: face traces, the right-hand side with the
+// mass-matrix inverse and an optional fused low-storage RK update, projection, diagnostics and
+// output sampling. One team per element; scratch memory holds the intermediate tensors.
+#include "dg/dg/operator.hpp"
+
+#include "dg/core/error.hpp"
+#include "dg/dg/sum_factorization.hpp"
+#include "dg/mesh/hex.hpp"
+
+namespace dg {
+
+namespace {
+
+/// Trilinear map of the element's 8 vertices at reference point r.
+KOKKOS_INLINE_FUNCTION void trilinear(const View3& verts, int e, const double r[3], double x[3]) {
+  x[0] = x[1] = x[2] = 0.0;
+  for (int v = 0; v < 8; ++v) {
+    const double N = 0.125 * (1.0 + hex::vertex_sign(v, 0) * r[0]) *
+                     (1.0 + hex::vertex_sign(v, 1) * r[1]) * (1.0 + hex::vertex_sign(v, 2) * r[2]);
+    for (int d = 0; d < 3; ++d) x[d] += N * verts(e, v, d);
+  }
+}
+
+/// det of the trilinear map's Jacobian at r.
+KOKKOS_INLINE_FUNCTION double trilinear_det(const View3& verts, int e, const double r[3]) {
+  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int v = 0; v < 8; ++v) {
+    const double sv[3] = {double(hex::vertex_sign(v, 0)), double(hex::vertex_sign(v, 1)),
+                          double(hex::vertex_sign(v, 2))};
+    const double f[3] = {1.0 + sv[0] * r[0], 1.0 + sv[1] * r[1], 1.0 + sv[2] * r[2]};
+    const double dN[3] = {0.125 * sv[0] * f[1] * f[2], 0.125 * f[0] * sv[1] * f[2],
+                          0.125 * f[0] * f[1] * sv[2]};
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) J[i][j] += verts(e, v, i) * dN[j];
+  }
+  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+         J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+}
+
+int cube(int n) { return n * n * n; }
+int max_pq(int P, int Q) { return P > Q ? P : Q; }
+
+/// Scratch level 0 (shared memory) while it fits in 48 KB, level 1 (device memory) beyond.
+TeamPolicy team_policy(int n, size_t scratch_bytes) {
+  TeamPolicy policy(n, Kokkos::AUTO);
+  const int level = scratch_bytes <= 48 * 1024 ? 0 : 1;
+  return policy.set_scratch_size(level, Kokkos::PerTeam(scratch_bytes));
+}
+
+// ------------------------------------------------------------------------------------------
+struct TraceKernel {
+  View2 u, B, D, E, dE;
+  View4 fgeo, trace;
+  int P, Q;
+  bool affine, diffusion;
+  size_t bytes;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+    const int e = team.league_rank();
+    const int M = max_pq(P, Q), P3 = P * P * P, Q2 = Q * Q;
+    const int level = bytes <= 48 * 1024 ? 0 : 1;
+    double* U = static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * P3));
+    double* T1 = static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * M * M));
+    double* T2 = static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * M * M));
+    double* F = static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * 4 * Q2));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { U[m] = u(e, m); });
+    team.team_barrier();
+    for (int f = 0; f < 6; ++f) {
+      const int s = f % 2;
+      sf::face_backward(team, U, F, T1, T2, P, Q, f, &E(s, 0), B.data(), B.data());
+      if (diffusion) {
+        sf::face_backward(team, U, F + Q2, T1, T2, P, Q, f, &dE(s, 0), B.data(), B.data());
+        sf::face_backward(team, U, F + 2 * Q2, T1, T2, P, Q, f, &E(s, 0), D.data(), B.data());
+        sf::face_backward(team, U, F + 3 * Q2, T1, T2, P, Q, f, &E(s, 0), B.data(), D.data());
+      }
+      const int d = f / 2;
+      int ta, tb;
+      sf::face_tangents(f, ta, tb);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q2), [&](int pt) {
+        trace(e, f, pt, 0) = F[pt];
+        double g = 0.0;
+        if (diffusion) {
+          const int gp = affine ? 0 : pt;
+          g = fgeo(e, f, gp, 4 + d) * F[Q2 + pt] + fgeo(e, f, gp, 4 + ta) * F[2 * Q2 + pt] +
+              fgeo(e, f, gp, 4 + tb) * F[3 * Q2 + pt];
+        }
+        trace(e, f, pt, 1) = g;
+      });
+      team.team_barrier();
+    }
+  }
+};
+
+// ------------------------------------------------------------------------------------------
+struct RhsKernel {
+  View2 u, reg, out;
+  View1 w;
+  View2 B, D, E, dE;
+  View3 verts, vgeo, ghost;
+  View4 fgeo, trace;
+  IView2 ftype, nbr, nbr_face, orient;
+  View2 tau;
+  IView1 elems;
+  View1 x; // quadrature points
+  physics::AdvectionDiffusion pde;
+  physics::ExactSolution bc;
+  double time;
+  Epilogue ep;
+  int P, Q;
+  bool affine;
+  size_t bytes;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+    const int e = elems(team.league_rank());
+    const int M = max_pq(P, Q), P3 = P * P * P, Q3 = Q * Q * Q, Q2 = Q * Q;
+    const int level = bytes <= 48 * 1024 ? 0 : 1;
+    auto alloc = [&](int n) {
+      return static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * n));
+    };
+    double* U = alloc(P3);
+    double* R = alloc(P3);
+    double* V = alloc(4 * Q3);
+    double* T1 = alloc(M * M * M);
+    double* T2 = alloc(M * M * M);
+    double* F = alloc(4 * Q2);
+    const double nu = pde.diffusion.nu;
+    const bool diffusion = nu > 0.0;
+    const double* Bp = B.data();
+    const double* Dp = D.data();
+
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { U[m] = u(e, m); });
+    team.team_barrier();
+
+    // Volume: values and reference gradients at the quadrature points.
+    sf::backward(team, U, V, T1, T2, P, Q, Bp, Bp, Bp);
+    if (diffusion) {
+      sf::backward(team, U, V + Q3, T1, T2, P, Q, Dp, Bp, Bp);
+      sf::backward(team, U, V + 2 * Q3, T1, T2, P, Q, Bp, Dp, Bp);
+      sf::backward(team, U, V + 3 * Q3, T1, T2, P, Q, Bp, Bp, Dp);
+    }
+    // Contravariant flux G_d = w |J| (J^{-1} F)_d = w adj(J)[d] . F.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
+      const int a = pt % Q, b = (pt / Q) % Q, c = pt / Q2;
+      const int gp = affine ? 0 : pt;
+      double A[9];
+      for (int k = 0; k < 9; ++k) A[k] = vgeo(e, gp, k);
+      const double det = vgeo(e, gp, 9);
+      double vel[3];
+      if (pde.advection.kind == 0) {
+        pde.advection.velocity(nullptr, vel);
+      } else {
+        const double r[3] = {x(a), x(b), x(c)};
+        double xp[3];
+        trilinear(verts, e, r, xp);
+        pde.advection.velocity(xp, vel);
+      }
+      const double uq = V[pt];
+      double Fp[3] = {vel[0] * uq, vel[1] * uq, vel[2] * uq};
+      if (diffusion) {
+        const double g0 = V[Q3 + pt], g1 = V[2 * Q3 + pt], g2 = V[3 * Q3 + pt];
+        for (int i = 0; i < 3; ++i)
+          Fp[i] -= nu * (A[i] * g0 + A[3 + i] * g1 + A[6 + i] * g2) / det;
+      }
+      const double wq = w(a) * w(b) * w(c);
+      for (int d = 0; d < 3; ++d)
+        V[(d + 1) * Q3 + pt] = wq * (A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] + A[3 * d + 2] * Fp[2]);
+    });
+    team.team_barrier();
+    sf::inner(team, V + Q3, R, T1, T2, P, Q, Dp, Bp, Bp);
+    sf::inner(team, V + 2 * Q3, R, T1, T2, P, Q, Bp, Dp, Bp, true);
+    sf::inner(team, V + 3 * Q3, R, T1, T2, P, Q, Bp, Bp, Dp, true);
+
+    // Faces.
+    for (int f = 0; f < 6; ++f) {
+      const int s = f % 2, d = f / 2;
+      int ta, tb;
+      sf::face_tangents(f, ta, tb);
+      const int type = ftype(e, f), nb = nbr(e, f), nf = nbr_face(e, f), o = orient(e, f);
+      const double tau_f = pde.diffusion.eta * nu * tau(e, f);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q2), [&](int pt) {
+        const int i = pt % Q, j = pt / Q;
+        const int gp = affine ? 0 : pt;
+        const double uin = trace(e, f, pt, 0), gin = trace(e, f, pt, 1);
+        double uout, gout;
+        double xp[3] = {0, 0, 0};
+        const bool need_x = type == face_dirichlet || pde.advection.kind != 0;
+        if (need_x) {
+          double r[3];
+          r[d] = s ? 1.0 : -1.0;
+          r[ta] = x(i);
+          r[tb] = x(j);
+          trilinear(verts, e, r, xp);
+        }
+        if (type == face_local || type == face_ghost) {
+          int ip, jp;
+          hex::map_index(o, Q, i, j, ip, jp);
+          const int pn = ip + Q * jp;
+          if (type == face_local) {
+            uout = trace(nb, nf, pn, 0);
+            gout = trace(nb, nf, pn, 1);
+          } else {
+            uout = ghost(nb, pn, 0);
+            gout = ghost(nb, pn, 1);
+          }
+        } else if (type == face_dirichlet) {
+          uout = bc(xp, time);
+          gout = -gin;
+        } else {
+          uout = uin;
+          gout = gin;
+        }
+        double vel[3];
+        pde.advection.velocity(xp, vel);
+        const double n0 = fgeo(e, f, gp, 0), n1 = fgeo(e, f, gp, 1), n2 = fgeo(e, f, gp, 2);
+        const double an = vel[0] * n0 + vel[1] * n1 + vel[2] * n2;
+        double flux = physics::upwind_flux(an, uin, uout);
+        const double wds = w(i) * w(j) * fgeo(e, f, gp, 3);
+        if (diffusion) {
+          flux += physics::sipg_flux(nu, tau_f, uin, uout, gin, gout);
+          const double c = 0.5 * nu * (uin - uout) * wds;
+          F[Q2 + pt] = c * fgeo(e, f, gp, 4 + d);
+          F[2 * Q2 + pt] = c * fgeo(e, f, gp, 4 + ta);
+          F[3 * Q2 + pt] = c * fgeo(e, f, gp, 4 + tb);
+        }
+        F[pt] = -flux * wds;
+      });
+      team.team_barrier();
+      sf::face_inner(team, F, R, T1, T2, P, Q, f, &E(s, 0), Bp, Bp, true);
+      if (diffusion) {
+        sf::face_inner(team, F + Q2, R, T1, T2, P, Q, f, &dE(s, 0), Bp, Bp, true);
+        sf::face_inner(team, F + 2 * Q2, R, T1, T2, P, Q, f, &E(s, 0), Dp, Bp, true);
+        sf::face_inner(team, F + 3 * Q2, R, T1, T2, P, Q, f, &E(s, 0), Bp, Dp, true);
+      }
+    }
+
+    // Inverse mass matrix.
+    if (affine) {
+      const double inv = 1.0 / vgeo(e, 0, 9);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { R[m] *= inv; });
+      team.team_barrier();
+    } else {
+      sf::backward(team, R, V, T1, T2, P, Q, Bp, Bp, Bp);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
+        const int a = pt % Q, b = (pt / Q) % Q, c = pt / Q2;
+        V[pt] *= w(a) * w(b) * w(c) / vgeo(e, pt, 9);
+      });
+      team.team_barrier();
+      sf::inner(team, V, R, T1, T2, P, Q, Bp, Bp, Bp);
+    }
+
+    // Epilogue.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
+      if (ep.mode == Epilogue::store) {
+        out(e, m) = R[m];
+      } else {
+        const double k = ep.a * reg(e, m) + ep.dt * R[m];
+        reg(e, m) = k;
+        u(e, m) += ep.b * k;
+      }
+    });
+  }
+};
+
+size_t rhs_scratch_bytes(int P, int Q) {
+  const int M = max_pq(P, Q);
+  // each get_shmem chunk may be padded to 8 bytes; doubles already are
+  return sizeof(double) * (2 * cube(P) + 4 * cube(Q) + 2 * cube(M) + 4 * Q * Q) + 256;
+}
+size_t trace_scratch_bytes(int P, int Q) {
+  const int M = max_pq(P, Q);
+  return sizeof(double) * (cube(P) + 2 * M * M + 4 * Q * Q) + 256;
+}
+
+View1 device_points(const BasisTables&, const HostTables& h) {
+  View1 x("dg::operator::x", h.Q);
+  auto hx = Kokkos::create_mirror_view(x);
+  for (int a = 0; a < h.Q; ++a) hx(a) = h.x[a];
+  Kokkos::deep_copy(x, hx);
+  return x;
+}
+
+} // namespace
+
+DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde,
+                       const physics::ExactSolution& boundary_data)
+    : block_(&block), pde_(pde), bc_(boundary_data) {
+  all_elems_ = IView1("dg::operator::all_elems", block.nelem);
+  auto h = Kokkos::create_mirror_view(all_elems_);
+  for (int e = 0; e < block.nelem; ++e) h(e) = e;
+  Kokkos::deep_copy(all_elems_, h);
+  points_ = device_points(block.tables, make_tables(block.order, block.Q));
+}
+
+void DGOperator::compute_traces() const {
+  const ElementBlock& b = *block_;
+  const size_t bytes = trace_scratch_bytes(b.P, b.Q);
+  TraceKernel k{b.u,   b.tables.B, b.tables.D, b.tables.E, b.tables.dE, b.fgeo, b.trace,
+                b.P,   b.Q,        b.affine,   pde_.diffusion.nu > 0.0,  bytes};
+  Kokkos::parallel_for("dg::operator::traces", team_policy(b.nelem, bytes), k);
+}
+
+void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) const {
+  const ElementBlock& b = *block_;
+  const int n = static_cast<int>(elems.extent(0));
+  if (n == 0) return;
+  const size_t bytes = rhs_scratch_bytes(b.P, b.Q);
+  RhsKernel k{b.u,        b.reg,  ep.out,     b.tables.w, b.tables.B, b.tables.D, b.tables.E,
+              b.tables.dE, b.verts, b.vgeo,    b.ghost,    b.fgeo,     b.trace,    b.ftype,
+              b.nbr,      b.nbr_face, b.orient, b.tau,     elems,      points_,    pde_,
+              bc_,        t,      ep,         b.P,        b.Q,        b.affine,   bytes};
+  Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes), k);
+}
+
+void DGOperator::apply_all(double t, const Epilogue& ep) const {
+  compute_traces();
+  apply(t, all_elems_, ep);
+}
+
+} // namespace dg
