@@ -12,7 +12,7 @@ namespace dg::mesh {
 /// Boundary tags of dgmesh boxes: face of the box the element face lies on.
 enum BoxTag : int { xmin = 0, xmax = 1, ymin = 2, ymax = 3, zmin = 4, zmax = 5 };
 
-/// A hexahedral mesh as stored in the HDF5 mesh file (format in docs/design.md).
+/// A hexahedral mesh as stored in the HDF5 mesh file (format in docs/mesh-format.md).
 struct HexMesh {
   std::vector<double> coords;            // (nvert, 3) vertex coordinates
   std::vector<std::int64_t> hex;         // (nelem, 8) vertex ids, VTK/XDMF order
@@ -67,5 +67,14 @@ std::array<double, 3> map_point(const HexMesh& mesh, std::int64_t e, double r, d
 /// Jacobian matrix dx_i/dr_j of the trilinear map of element e at (r,s,t).
 std::array<std::array<double, 3>, 3> jacobian(const HexMesh& mesh, std::int64_t e, double r,
                                              double s, double t);
+
+/// det J of element e at reference point (r,s,t).
+double jacobian_determinant(const HexMesh& mesh, std::int64_t e, double r, double s, double t);
+
+/// Smallest det J of element e over its 8 corners and its centre (the inversion test).
+double min_corner_jacobian(const HexMesh& mesh, std::int64_t e);
+
+/// First element with det J <= 0 at a corner or the centre, or -1 when there is none.
+std::int64_t first_inverted_element(const HexMesh& mesh);
 
 } // namespace dg::mesh

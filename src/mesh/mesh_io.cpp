@@ -1,0 +1,239 @@
+// The HDF5 mesh file (docs/mesh-format.md) and its XDMF companion, with plain serial HDF5: the
+// file is written by one process and read by each rank that needs it.
+#include "dg/core/error.hpp"
+#include "dg/mesh/mesh.hpp"
+
+#include <hdf5.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace dg::mesh {
+
+namespace {
+
+constexpr const char* format_name = "dgsolve-mesh";
+constexpr int format_version = 1;
+
+/// Owns one HDF5 identifier and closes it with the matching H5?close.
+class H5Handle {
+public:
+  H5Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  H5Handle(const H5Handle&) = delete;
+  H5Handle& operator=(const H5Handle&) = delete;
+  ~H5Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+void write_string_attr(hid_t obj, const char* name, const std::string& value,
+                       const std::string& path) {
+  H5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), value.size() + 1);
+  H5Tset_strpad(type.get(), H5T_STR_NULLTERM);
+  H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  H5Handle attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                H5Aclose);
+  if (!attr.ok() || H5Awrite(attr.get(), type.get(), value.c_str()) < 0)
+    throw InternalError(path + ": cannot write attribute " + name);
+}
+
+void write_2d(hid_t file, const char* name, hid_t filetype, hid_t memtype, const void* data,
+              hsize_t rows, hsize_t cols, const std::string& path) {
+  const hsize_t dims[2] = {rows, cols};
+  H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
+  H5Handle dset(H5Dcreate2(file, name, filetype, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                           H5P_DEFAULT),
+                H5Dclose);
+  if (!dset.ok()) throw InternalError(path + ": cannot create dataset " + name);
+  if (rows > 0 && H5Dwrite(dset.get(), memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    throw InternalError(path + ": cannot write dataset " + name);
+}
+
+std::string read_string_attr(hid_t obj, const char* name, const std::string& path) {
+  H5Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  H5Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (!attr.ok() || H5Tget_class(type.get()) != H5T_STRING)
+    DG_INPUT_ERROR(path << ": attribute '" << name << "' is not a string");
+  if (H5Tis_variable_str(type.get()) > 0) {
+    H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(mem.get(), H5T_VARIABLE);
+    char* s = nullptr;
+    if (H5Aread(attr.get(), mem.get(), &s) < 0 || s == nullptr)
+      DG_INPUT_ERROR(path << ": cannot read attribute '" << name << "'");
+    std::string out(s);
+    H5free_memory(s);
+    return out;
+  }
+  const std::size_t n = H5Tget_size(type.get());
+  std::string buf(n + 1, '\0');
+  H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(mem.get(), n + 1);
+  H5Tset_strpad(mem.get(), H5T_STR_NULLTERM);
+  if (H5Aread(attr.get(), mem.get(), buf.data()) < 0)
+    DG_INPUT_ERROR(path << ": cannot read attribute '" << name << "'");
+  return std::string(buf.c_str());
+}
+
+template <class T>
+std::vector<T> read_2d(hid_t file, const char* name, hsize_t cols, H5T_class_t cls, hid_t memtype,
+                       const std::string& path) {
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
+    DG_INPUT_ERROR(path << ": dataset /" << name << " is missing");
+  H5Handle dset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
+  if (!dset.ok()) DG_INPUT_ERROR(path << ": /" << name << " is not a dataset");
+  H5Handle space(H5Dget_space(dset.get()), H5Sclose);
+  H5Handle type(H5Dget_type(dset.get()), H5Tclose);
+  hsize_t dims[2] = {0, 0};
+  const int nd = H5Sget_simple_extent_ndims(space.get());
+  if (nd != 2 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != cols)
+    DG_INPUT_ERROR(path << ": dataset /" << name << " has the wrong shape (expected N x " << cols
+                        << ")");
+  if (H5Tget_class(type.get()) != cls)
+    DG_INPUT_ERROR(path << ": dataset /" << name << " has the wrong type (expected "
+                        << (cls == H5T_FLOAT ? "float64" : "int64") << ")");
+  std::vector<T> v(dims[0] * cols);
+  if (!v.empty() && H5Dread(dset.get(), memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+    DG_INPUT_ERROR(path << ": cannot read dataset /" << name);
+  return v;
+}
+
+void write_xdmf(const HexMesh& m, const std::string& xdmf_path, const std::string& h5_name) {
+  std::ofstream os(xdmf_path);
+  if (!os) throw InternalError(xdmf_path + ": cannot create file");
+  const auto ne = m.num_elements(), nv = m.num_vertices();
+  os << "<?xml version=\"1.0\" ?>\n"
+     << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+     << "<Xdmf Version=\"3.0\">\n  <Domain>\n    <Grid Name=\"mesh\" GridType=\"Uniform\">\n"
+     << "      <Topology TopologyType=\"Hexahedron\" NumberOfElements=\"" << ne << "\">\n"
+     << "        <DataItem Dimensions=\"" << ne << " 8\" NumberType=\"Int\" Precision=\"8\" "
+     << "Format=\"HDF\">" << h5_name << ":/hex</DataItem>\n"
+     << "      </Topology>\n      <Geometry GeometryType=\"XYZ\">\n"
+     << "        <DataItem Dimensions=\"" << nv << " 3\" NumberType=\"Float\" Precision=\"8\" "
+     << "Format=\"HDF\">" << h5_name << ":/coordinates</DataItem>\n"
+     << "      </Geometry>\n    </Grid>\n  </Domain>\n</Xdmf>\n";
+  os.close();
+  if (!os) throw InternalError(xdmf_path + ": write failed");
+}
+
+} // namespace
+
+void write_mesh(const HexMesh& m, const std::string& h5_path) {
+  quiet_hdf5();
+  DG_VERIFY(m.coords.size() % 3 == 0 && m.hex.size() % 8 == 0 && m.boundary.size() % 3 == 0 &&
+                m.periodic.size() % 4 == 0,
+            "malformed HexMesh arrays");
+  namespace fs = std::filesystem;
+  const fs::path h5(h5_path);
+  const std::string xdmf_path = fs::path(h5).replace_extension(".xdmf").string();
+  // Written under temporary names and renamed at the end, so a failure leaves nothing behind.
+  const std::string h5_tmp = h5_path + ".tmp", xdmf_tmp = xdmf_path + ".tmp";
+  try {
+    {
+      H5Handle file(H5Fcreate(h5_tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+      if (!file.ok()) throw InternalError(h5_path + ": cannot create file");
+      write_string_attr(file.get(), "format", format_name, h5_path);
+      {
+        H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+        H5Handle attr(H5Acreate2(file.get(), "version", H5T_STD_I32LE, space.get(), H5P_DEFAULT,
+                                 H5P_DEFAULT),
+                      H5Aclose);
+        if (!attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_INT, &format_version) < 0)
+          throw InternalError(h5_path + ": cannot write attribute version");
+      }
+      write_string_attr(file.get(), "command", m.command, h5_path);
+      write_2d(file.get(), "coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m.coords.data(),
+               m.coords.size() / 3, 3, h5_path);
+      write_2d(file.get(), "hex", H5T_STD_I64LE, H5T_NATIVE_INT64, m.hex.data(), m.hex.size() / 8,
+               8, h5_path);
+      write_2d(file.get(), "boundary", H5T_STD_I64LE, H5T_NATIVE_INT64, m.boundary.data(),
+               m.boundary.size() / 3, 3, h5_path);
+      write_2d(file.get(), "periodic", H5T_STD_I64LE, H5T_NATIVE_INT64, m.periodic.data(),
+               m.periodic.size() / 4, 4, h5_path);
+      if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0)
+        throw InternalError(h5_path + ": flush failed");
+    }
+    write_xdmf(m, xdmf_tmp, h5.filename().string());
+    std::error_code ec;
+    fs::rename(h5_tmp, h5_path, ec);
+    if (ec) throw InternalError(h5_path + ": cannot rename from " + h5_tmp + ": " + ec.message());
+    fs::rename(xdmf_tmp, xdmf_path, ec);
+    if (ec)
+      throw InternalError(xdmf_path + ": cannot rename from " + xdmf_tmp + ": " + ec.message());
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(h5_tmp, ec);
+    fs::remove(xdmf_tmp, ec);
+    throw;
+  }
+}
+
+HexMesh read_mesh(const std::string& path) {
+  quiet_hdf5();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    DG_INPUT_ERROR(path << ": mesh file not found");
+  if (H5Fis_hdf5(path.c_str()) <= 0) DG_INPUT_ERROR(path << ": not an HDF5 file");
+  H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.ok()) DG_INPUT_ERROR(path << ": cannot open HDF5 file");
+  if (H5Aexists(file.get(), "format") <= 0)
+    DG_INPUT_ERROR(path << ": not a dgsolve mesh file (no 'format' attribute)");
+  const std::string fmt = read_string_attr(file.get(), "format", path);
+  if (fmt != format_name)
+    DG_INPUT_ERROR(path << ": format = '" << fmt << "': expected '" << format_name << "'");
+  if (H5Aexists(file.get(), "version") <= 0)
+    DG_INPUT_ERROR(path << ": attribute 'version' is missing");
+  {
+    H5Handle attr(H5Aopen(file.get(), "version", H5P_DEFAULT), H5Aclose);
+    int version = -1;
+    if (!attr.ok() || H5Aread(attr.get(), H5T_NATIVE_INT, &version) < 0)
+      DG_INPUT_ERROR(path << ": cannot read attribute 'version'");
+    if (version != format_version)
+      DG_INPUT_ERROR(path << ": version = " << version << ": this build reads version "
+                          << format_version);
+  }
+  HexMesh m;
+  if (H5Aexists(file.get(), "command") > 0) m.command = read_string_attr(file.get(), "command", path);
+  m.coords = read_2d<double>(file.get(), "coordinates", 3, H5T_FLOAT, H5T_NATIVE_DOUBLE, path);
+  m.hex = read_2d<std::int64_t>(file.get(), "hex", 8, H5T_INTEGER, H5T_NATIVE_INT64, path);
+  m.boundary = read_2d<std::int64_t>(file.get(), "boundary", 3, H5T_INTEGER, H5T_NATIVE_INT64, path);
+  m.periodic = read_2d<std::int64_t>(file.get(), "periodic", 4, H5T_INTEGER, H5T_NATIVE_INT64, path);
+
+  const std::int64_t nv = m.num_vertices(), ne = m.num_elements();
+  if (ne == 0) DG_INPUT_ERROR(path << ": /hex holds no elements");
+  for (double x : m.coords)
+    if (!std::isfinite(x)) DG_INPUT_ERROR(path << ": /coordinates holds a non-finite value");
+  for (std::size_t i = 0; i < m.hex.size(); ++i)
+    if (m.hex[i] < 0 || m.hex[i] >= nv)
+      DG_INPUT_ERROR(path << ": /hex[" << i / 8 << "][" << i % 8 << "] = " << m.hex[i]
+                          << ": vertex id out of range [0, " << nv << ")");
+  for (std::size_t i = 0; i < m.boundary.size(); i += 3)
+    if (m.boundary[i] < 0 || m.boundary[i] >= ne || m.boundary[i + 1] < 0 ||
+        m.boundary[i + 1] > 5 || m.boundary[i + 2] < 0)
+      DG_INPUT_ERROR(path << ": /boundary[" << i / 3 << "] = (" << m.boundary[i] << ", "
+                          << m.boundary[i + 1] << ", " << m.boundary[i + 2]
+                          << "): expected element in [0, " << ne << "), face 0..5, tag >= 0");
+  for (std::size_t i = 0; i < m.periodic.size(); i += 4)
+    if (m.periodic[i] < 0 || m.periodic[i] >= ne || m.periodic[i + 2] < 0 ||
+        m.periodic[i + 2] >= ne || m.periodic[i + 1] < 0 || m.periodic[i + 1] > 5 ||
+        m.periodic[i + 3] < 0 || m.periodic[i + 3] > 5)
+      DG_INPUT_ERROR(path << ": /periodic[" << i / 4 << "]: expected elements in [0, " << ne
+                          << ") and faces 0..5");
+  const std::int64_t bad = first_inverted_element(m);
+  if (bad >= 0)
+    DG_INPUT_ERROR(path << ": element " << bad << " is inverted (det J = "
+                        << min_corner_jacobian(m, bad) << " at a corner or the centre)");
+  return m;
+}
+
+} // namespace dg::mesh
