@@ -93,4 +93,11 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 Config parse_config(const std::string& yaml_text, const std::string& source,
                     const std::vector<std::string>& overrides = {});
 
+/// The reference table of every key (markdown: key, type, default, valid values, description),
+/// rendered from the same schema that parsing and validation use; docs/input.md embeds it.
+std::string config_reference_markdown();
+
+/// Every key path of the schema, in schema order ("mesh.file", ..., "parallel.gpu_aware_mpi").
+std::vector<std::string> config_keys();
+
 } // namespace dg::io
