@@ -1,0 +1,81 @@
+// The dgsolve application object: builds the mesh, partition, element block, operator, halo
+// exchange and time integrator from a Config, and runs the time loop with progress, error
+// norms, snapshots and checkpoints.
+#pragma once
+
+#include "dg/dg/operator.hpp"
+#include "dg/io/config.hpp"
+#include "dg/mesh/mesh.hpp"
+#include "dg/parallel/halo.hpp"
+#include "dg/parallel/partition.hpp"
+#include "dg/time/rk.hpp"
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+namespace dg {
+
+/// Global (all-rank) diagnostics at one time.
+struct GlobalDiagnostics {
+  double l2_error = 0.0, max_error = 0.0, integral = 0.0, energy = 0.0, umin = 0.0, umax = 0.0;
+  bool finite = true;
+};
+
+class Solver {
+public:
+  Solver(const io::Config& cfg, MPI_Comm comm);
+  ~Solver();
+
+  /// Projects the initial condition (t = 0).
+  void initialize();
+  /// One time step of size dt from the current time.
+  void step(double dt);
+  /// Runs to the final time (or step count) with output; returns the final diagnostics.
+  GlobalDiagnostics run();
+  /// Diagnostics of the current state, reduced over ranks.
+  GlobalDiagnostics diagnostics() const;
+  /// Stable dt of the CFL rule (reduced over ranks), or the fixed time.dt.
+  double time_step() const;
+
+  double time() const { return time_; }
+  long steps_taken() const { return step_; }
+  const ElementBlock& block() const { return block_; }
+  ElementBlock& block() { return block_; }
+  const parallel::Partition& partition() const { return part_; }
+  const physics::ExactSolution& exact() const { return exact_; }
+  std::int64_t global_elements() const { return mesh_.num_elements(); }
+  /// Modal coefficients of all elements, ordered by global id, gathered on every rank.
+  std::vector<double> gather_modes() const;
+  /// Right-hand side evaluation of one stage (traces, halo, volume + faces, epilogue).
+  void rhs(double t, const Epilogue& ep);
+
+  void set_state(double t, long step) {
+    time_ = t;
+    step_ = step;
+  }
+
+private:
+  io::Config cfg_;
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  mesh::HexMesh mesh_;
+  mesh::Connectivity conn_;
+  parallel::Partition part_;
+  ElementBlock block_;
+  physics::AdvectionDiffusion pde_;
+  physics::ExactSolution exact_;
+  std::unique_ptr<DGOperator> op_;
+  std::unique_ptr<parallel::HaloExchange> halo_;
+  std::unique_ptr<TimeIntegrator> rk_;
+  double time_ = 0.0;
+  long step_ = 0;
+};
+
+/// Builds the physics and exact solution from a config and the mesh's bounding box / periodicity.
+physics::AdvectionDiffusion make_pde(const io::Config& cfg);
+physics::ExactSolution make_exact(const io::Config& cfg, const mesh::HexMesh& mesh,
+                                  const mesh::Connectivity& conn);
+
+} // namespace dg

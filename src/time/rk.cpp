@@ -1,0 +1,118 @@
+// Runge-Kutta schemes and the CFL rule.
+#include "dg/time/rk.hpp"
+
+#include "dg/core/error.hpp"
+#include "dg/mesh/hex.hpp"
+
+namespace dg {
+
+namespace {
+// Carpenter & Kennedy (1994), RK(5,4) 2N-storage, solution 3.
+constexpr double lsrk_a[5] = {0.0, -567301805773.0 / 1357537059087.0,
+                              -2404267990393.0 / 2016746695238.0,
+                              -3550918686646.0 / 2091501179385.0,
+                              -1275806237668.0 / 842570457699.0};
+constexpr double lsrk_b[5] = {1432997174477.0 / 9575080441755.0, 5161836677717.0 / 13612068292357.0,
+                              1720146321549.0 / 2090206949498.0, 3134564353537.0 / 4481467310338.0,
+                              2277821191437.0 / 14882151754819.0};
+constexpr double lsrk_c[5] = {0.0, 1432997174477.0 / 9575080441755.0,
+                              2526269341429.0 / 6820363183929.0, 2006345519317.0 / 3224310063776.0,
+                              2802321613138.0 / 2924317926251.0};
+
+/// u = alpha * u0 + beta * (u + dt * res)
+void combine(const View2& u, const View2& u0, const View2& res, double alpha, double beta,
+             double dt) {
+  const int n = static_cast<int>(u.extent(1));
+  Kokkos::parallel_for(
+      "dg::rk::combine",
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {(long)u.extent(0), (long)n}),
+      KOKKOS_LAMBDA(const int e, const int m) {
+        u(e, m) = alpha * u0(e, m) + beta * (u(e, m) + dt * res(e, m));
+      });
+}
+} // namespace
+
+TimeIntegrator::TimeIntegrator(const std::string& scheme, ElementBlock& block)
+    : scheme_(scheme), block_(&block) {
+  DG_VERIFY(scheme == "lsrk54" || scheme == "ssprk3" || scheme == "rk4",
+            "unknown integrator " << scheme);
+  if (scheme != "lsrk54") {
+    u0_ = View2("dg::rk::u0", block.nelem, block.nmodes);
+    res_ = View2("dg::rk::res", block.nelem, block.nmodes);
+    if (scheme == "rk4") acc_ = View2("dg::rk::acc", block.nelem, block.nmodes);
+  }
+}
+
+int TimeIntegrator::stages() const { return scheme_ == "lsrk54" ? 5 : (scheme_ == "rk4" ? 4 : 3); }
+
+void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
+  ElementBlock& b = *block_;
+  if (scheme_ == "lsrk54") {
+    Epilogue ep;
+    ep.mode = Epilogue::lsrk;
+    ep.dt = dt;
+    for (int s = 0; s < 5; ++s) {
+      ep.a = lsrk_a[s];
+      ep.b = lsrk_b[s];
+      rhs(t + lsrk_c[s] * dt, ep);
+    }
+    return;
+  }
+  Epilogue ep;
+  ep.mode = Epilogue::store;
+  ep.out = res_;
+  Kokkos::deep_copy(u0_, b.u);
+  if (scheme_ == "ssprk3") {
+    rhs(t, ep);
+    combine(b.u, u0_, res_, 0.0, 1.0, dt);
+    rhs(t + dt, ep);
+    combine(b.u, u0_, res_, 0.75, 0.25, dt);
+    rhs(t + 0.5 * dt, ep);
+    combine(b.u, u0_, res_, 1.0 / 3.0, 2.0 / 3.0, dt);
+    return;
+  }
+  // Classical RK4: acc collects sum b_s k_s; the stage input is u0 + c dt k_prev.
+  const double c[4] = {0.0, 0.5, 0.5, 1.0}, w[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+  Kokkos::deep_copy(acc_, 0.0);
+  const View2 u = b.u, u0 = u0_, acc = acc_, res = res_;
+  const int n = b.nmodes;
+  for (int s = 0; s < 4; ++s) {
+    rhs(t + c[s] * dt, ep);
+    const double ws = w[s] * dt, cn = s < 3 ? c[s + 1] * dt : 0.0;
+    const bool last = s == 3;
+    Kokkos::parallel_for(
+        "dg::rk::rk4_stage",
+        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {(long)u.extent(0), (long)n}),
+        KOKKOS_LAMBDA(const int e, const int m) {
+          acc(e, m) += ws * res(e, m);
+          u(e, m) = last ? u0(e, m) + acc(e, m) : u0(e, m) + cn * res(e, m);
+        });
+  }
+}
+
+double local_stable_dt(const ElementBlock& block, const physics::AdvectionDiffusion& pde,
+                       double cfl) {
+  const double p1 = block.order + 1.0;
+  const double nu = pde.diffusion.nu;
+  const physics::Advection adv = pde.advection;
+  const View1 h = block.hmin;
+  const View3 verts = block.verts;
+  double rate = 0.0;
+  Kokkos::parallel_reduce(
+      "dg::rk::cfl", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
+      KOKKOS_LAMBDA(const int e, double& m) {
+        double amax = 0.0;
+        for (int v = 0; v < 8; ++v) { // velocity at the vertices (exact for affine fields)
+          const double x[3] = {verts(e, v, 0), verts(e, v, 1), verts(e, v, 2)};
+          double a[3];
+          adv.velocity(x, a);
+          amax = math::fmax(amax, math::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]));
+        }
+        const double r = amax * p1 * p1 / h(e) + nu * p1 * p1 * p1 * p1 / (h(e) * h(e));
+        if (r > m) m = r;
+      },
+      Kokkos::Max<double>(rate));
+  return rate > 0.0 ? cfl / rate : 1e300;
+}
+
+} // namespace dg
