@@ -50,7 +50,7 @@ message(STATUS "dgsolve: HDF5 ${HDF5_VERSION}, parallel = ${HDF5_IS_PARALLEL}")
 # --- METIS (no CMake config, no .pc on Debian) ---------------------------------------------------
 find_path(METIS_INCLUDE_DIR metis.h HINTS ${METIS_ROOT}/include ENV METIS_ROOT
           PATH_SUFFIXES include REQUIRED)
-find_library(METIS_LIBRARY metis HINTS ${METIS_ROOT}/lib ENV METIS_ROOT
+find_library(METIS_LIBRARY metis HINTS ${METIS_ROOT} ENV METIS_ROOT
              PATH_SUFFIXES lib lib/x86_64-linux-gnu REQUIRED)
 add_library(dg_metis INTERFACE)
 add_library(dg::metis ALIAS dg_metis)

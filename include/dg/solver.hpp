@@ -17,6 +17,10 @@
 
 namespace dg {
 
+namespace io {
+class SnapshotWriter;
+}
+
 /// Global (all-rank) diagnostics at one time.
 struct GlobalDiagnostics {
   double l2_error = 0.0, max_error = 0.0, integral = 0.0, energy = 0.0, umin = 0.0, umax = 0.0;
@@ -50,6 +54,12 @@ public:
   std::vector<double> gather_modes() const;
   /// Right-hand side evaluation of one stage (traces, halo, volume + faces, epilogue).
   void rhs(double t, const Epilogue& ep);
+
+  /// Resumes from a checkpoint written on any rank count.
+  void restart(const std::string& path);
+  /// Writes a checkpoint of the current state (collective; atomic rename).
+  void write_checkpoint(const std::string& path) const;
+  void write_snapshot(io::SnapshotWriter& w, int index) const;
 
   void set_state(double t, long step) {
     time_ = t;

@@ -2,6 +2,7 @@
 #include "dg/solver.hpp"
 
 #include "dg/core/error.hpp"
+#include "dg/io/output.hpp"
 #include "dg/mesh/generate.hpp"
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <memory>
+#include <unistd.h>
 
 namespace dg {
 
@@ -168,16 +171,149 @@ std::vector<double> Solver::gather_modes() const {
   return all;
 }
 
+void Solver::restart(const std::string& path) {
+  const io::CheckpointData c = io::read_checkpoint(comm_, path, block_.global_ids);
+  if (c.order != block_.order || c.nmodes != block_.nmodes)
+    DG_INPUT_ERROR(path << ": checkpoint of order " << c.order << " but discretization.order = "
+                        << block_.order << ": restart with the same order");
+  auto h = Kokkos::create_mirror_view(block_.u);
+  for (int e = 0; e < block_.nelem; ++e)
+    for (int m = 0; m < block_.nmodes; ++m) h(e, m) = c.modes[static_cast<size_t>(e) * c.nmodes + m];
+  Kokkos::deep_copy(block_.u, h);
+  time_ = c.time;
+  step_ = c.step;
+}
+
+void Solver::write_checkpoint(const std::string& path) const {
+  io::CheckpointData c;
+  c.time = time_;
+  c.step = step_;
+  c.order = block_.order;
+  c.nmodes = block_.nmodes;
+  c.yaml = cfg_.yaml;
+  c.nelem_global = mesh_.num_elements();
+  c.global_ids = block_.global_ids;
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block_.u);
+  c.modes.assign(h.data(), h.data() + h.size());
+  io::write_checkpoint(comm_, path, c);
+}
+
+void Solver::write_snapshot(io::SnapshotWriter& w, int index) const {
+  const int n = (cfg_.output.subdivisions > 0 ? cfg_.output.subdivisions : block_.order) + 1;
+  View2 vals;
+  View3 xyz;
+  sample(block_, n, vals, xyz);
+  auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), vals);
+  auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xyz);
+  std::vector<double> u(hv.data(), hv.data() + hv.size()), x(hx.data(), hx.data() + hx.size());
+  w.write(index, time_, step_, block_.global_ids, x, u);
+}
+
 GlobalDiagnostics Solver::run() {
+  const auto& out = cfg_.output;
   const double T = cfg_.time.final_time;
   const long nsteps = cfg_.time.steps;
   const double dt_rule = time_step();
-  while (nsteps > 0 ? step_ < nsteps : time_ < T * (1.0 - 1e-14)) {
+  const bool talk = rank_ == 0 && !out.quiet;
+  const long expected = nsteps > 0 ? nsteps : static_cast<long>(std::ceil(T / dt_rule - 1e-9));
+  const long every = out.progress_every > 0 ? out.progress_every
+                                            : std::max<long>(1, expected / 20);
+  const int n = (out.subdivisions > 0 ? out.subdivisions : block_.order) + 1;
+  std::unique_ptr<io::SnapshotWriter> writer;
+  if (out.snapshots)
+    writer = std::make_unique<io::SnapshotWriter>(comm_, out.directory, out.name, n * n * n,
+                                                  (n - 1) * (n - 1) * (n - 1),
+                                                  mesh_.num_elements());
+  io::CsvLog csv(comm_, out.directory, out.name,
+                 {"step", "time", "l2_error", "max_error", "integral", "energy", "umin", "umax"},
+                 step_ > 0);
+  const bool with_error = exact_.is_exact() && exact_.kind != 3;
+  const double dofs = static_cast<double>(mesh_.num_elements()) * block_.nmodes;
+  const bool tty = isatty(fileno(stdout));
+  const std::string checkpoint = out.directory + "/" + out.name + "_checkpoint.h5";
+
+  int index = out.interval > 0 ? static_cast<int>(std::floor(time_ / out.interval + 1e-9)) : 0;
+  double next_output = out.interval > 0 ? (index + 1) * out.interval : T;
+  double next_checkpoint = out.checkpoint_time > 0
+                               ? (std::floor(time_ / out.checkpoint_time + 1e-9) + 1) *
+                                     out.checkpoint_time
+                               : 1e300;
+  std::string last_snapshot;
+  auto record = [&](bool snapshot) {
+    const GlobalDiagnostics d = diagnostics();
+    csv.row({double(step_), time_, d.l2_error, d.max_error, d.integral, d.energy, d.umin, d.umax});
+    if (snapshot && writer && d.finite) {
+      write_snapshot(*writer, index);
+      last_snapshot = out.directory + "/" + writer->file_name(index);
+    }
+    return d;
+  };
+  GlobalDiagnostics d = record(step_ == 0 || out.interval <= 0);
+  if (talk)
+    std::printf("dgsolve: %lld elements, p = %d, q = %d, %.3g DOF, %s, %s mesh, %d rank(s), "
+                "dt = %.4g, %ld steps\n",
+                static_cast<long long>(mesh_.num_elements()), block_.order, block_.Q, dofs,
+                rk_->scheme().c_str(), block_.affine ? "affine" : "curved", size_, dt_rule,
+                expected);
+  Kokkos::fence();
+  const double wall0 = MPI_Wtime();
+  const long step0 = step_;
+  auto done = [&]() { return nsteps > 0 ? step_ >= nsteps : time_ >= T * (1.0 - 1e-14); };
+  while (!done()) {
     double dt = dt_rule;
     if (nsteps <= 0 && time_ + dt > T) dt = T - time_;
+    if (out.interval > 0 && time_ + dt > next_output * (1 + 1e-14)) dt = next_output - time_;
     step(dt);
+    const bool at_output = out.interval > 0 && time_ >= next_output * (1 - 1e-12);
+    const bool last = done();
+    const bool at_progress = (step_ - step0) % every == 0 || last;
+    if (at_output || at_progress) {
+      d = at_output ? record(true) : diagnostics();
+      if (at_output) {
+        ++index;
+        next_output = (index + 1) * out.interval;
+      }
+      const double wall = MPI_Wtime() - wall0;
+      const double rate = dofs * rk_->stages() * (step_ - step0) / std::max(wall, 1e-12);
+      const double eta = wall / std::max(1e-12, nsteps > 0 ? double(step_ - step0)
+                                                             : time_ - (T - T));
+      const double remaining = nsteps > 0 ? eta * (nsteps - step_) : eta * (T - time_);
+      if (talk) {
+        std::printf("%sstep %6ld  t = %.5e  dt = %.3e  wall %7.2f s  ETA %7.2f s  %.3e DOF-stages/s"
+                    "  u in [%.4e, %.4e]",
+                    tty ? "\r" : "", step_, time_, dt, wall, remaining, rate, d.umin, d.umax);
+        if (with_error) std::printf("  L2 err %.4e", d.l2_error);
+        std::printf(tty && !last ? "" : "\n");
+        std::fflush(stdout);
+      }
+      if (!d.finite) {
+        if (rank_ == 0)
+          std::fprintf(stderr,
+                       "dgsolve: the solution became non-finite by step %ld, t = %.6e (dt = %.3e "
+                       "may be unstable: lower time.cfl); last good snapshot: %s\n",
+                       step_, time_, dt, last_snapshot.empty() ? "none" : last_snapshot.c_str());
+        return d;
+      }
+    }
+    const bool ck_steps = out.checkpoint_steps > 0 && step_ % out.checkpoint_steps == 0;
+    const bool ck_time = time_ >= next_checkpoint * (1 - 1e-12);
+    if (ck_steps || ck_time) {
+      write_checkpoint(checkpoint);
+      if (ck_time) next_checkpoint += out.checkpoint_time;
+    }
   }
-  return diagnostics();
+  if (out.interval <= 0) d = record(true);
+  Kokkos::fence();
+  const double wall = MPI_Wtime() - wall0;
+  if (out.checkpoint_steps > 0 || out.checkpoint_time > 0) write_checkpoint(checkpoint);
+  if (rank_ == 0 && !out.quiet) {
+    std::printf("dgsolve: done: %ld steps to t = %.6e in %.3f s, %.3e DOF-stages/s", step_ - step0,
+                time_, wall, dofs * rk_->stages() * (step_ - step0) / std::max(wall, 1e-12));
+    if (with_error) std::printf(", L2 error %.6e, max error %.6e", d.l2_error, d.max_error);
+    std::printf(", integral %.15e\n", d.integral);
+    if (writer) std::printf("dgsolve: snapshots in %s\n", writer->xdmf_path().c_str());
+  }
+  return d;
 }
 
 } // namespace dg

@@ -1,0 +1,47 @@
+// Launcher checks and collective failure.
+#include "dg/core/mpi_guard.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+namespace dg {
+
+int launcher_size() {
+  for (const char* var : {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS_WORLD_SIZE",
+                          "SLURM_NTASKS", "PMIX_SIZE"}) {
+    if (const char* v = std::getenv(var)) {
+      const int n = std::atoi(v);
+      if (n > 0 && std::string(var) != "SLURM_NTASKS") return n;
+    }
+  }
+  return -1;
+}
+
+void fail_collectively(MPI_Comm error_comm, const std::string& message) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(error_comm, &rank);
+  MPI_Comm_size(error_comm, &size);
+  if (size == 1) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    return;
+  }
+  MPI_Request req;
+  MPI_Ibarrier(error_comm, &req);
+  const auto t0 = std::chrono::steady_clock::now();
+  int done = 0;
+  while (!done && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3)) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (done) { // every rank failed the same way
+    if (rank == 0) std::fprintf(stderr, "%s\n", message.c_str());
+    return;
+  }
+  std::fprintf(stderr, "%s (rank %d)\n", message.c_str(), rank);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+} // namespace dg
