@@ -116,13 +116,16 @@ Connectivity build_connectivity(const HexMesh& mesh) {
   std::size_t cap = 16;
   while (3 * cap < 4 * std::size_t(nf) + 48) cap <<= 1; // load factor <= 3/4
   std::vector<std::int64_t> first(cap, -1), second(cap, -1);
+  std::vector<std::uint64_t> hashes(cap, 0); // full hash per slot: keys compared only on a hit
   const std::size_t mask = cap - 1;
   for (std::int64_t fid = 0; fid < nf; ++fid) {
     const Key k = sorted_key(mesh, fid);
-    std::size_t s = hash_key(k) & mask;
-    while (first[s] >= 0 && sorted_key(mesh, first[s]) != k) s = (s + 1) & mask;
+    const std::uint64_t h = hash_key(k);
+    std::size_t s = h & mask;
+    while (first[s] >= 0 && (hashes[s] != h || sorted_key(mesh, first[s]) != k)) s = (s + 1) & mask;
     if (first[s] < 0) {
       first[s] = fid;
+      hashes[s] = h;
     } else if (second[s] < 0) {
       second[s] = fid;
     } else {

@@ -205,7 +205,7 @@ Flags follow DGM's dgm_mesh where they exist.
   -warp A        smooth deformation giving non-affine (trilinear) hexes:
                  x_i += A * L_i * sin(pi xi) sin(pi eta) sin(pi zeta), (xi,eta,zeta) the
                  unit-box coordinates; the box boundary stays put, so periodic faces still
-                 match. Meshes that invert (|A| above about 0.2) are refused  (default 0)
+                 match. Meshes that invert (|A| above about 0.25) are refused (default 0)
   -perturb A     random motion of interior vertices, each component by up to
                  A times the local spacing, 0 <= A < 0.5; boundary stays     (default 0)
   -seed S        seed of -perturb, integer >= 0                             (default 1)
