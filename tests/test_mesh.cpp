@@ -14,8 +14,8 @@
 
 #include <chrono>
 #include <cmath>
-#include <iostream>
 #include <fstream>
+#include <iostream>
 #include <set>
 
 using namespace dg;
@@ -30,7 +30,9 @@ const double gauss3w[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
 Vec cross(const Vec& a, const Vec& b) {
   return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
 }
-double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+double dot(const Vec& a, const Vec& b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 Vec point(const mesh::HexMesh& m, std::int64_t e, int f, double a, double b) {
   const auto xi = test::face_point(f, a, b);
@@ -49,7 +51,8 @@ Vec outward_normal(const mesh::HexMesh& m, std::int64_t e, int f, double a, doub
   }
   Vec n = cross(ta, tb);
   if (dot(n, tn) < 0)
-    for (auto& c : n) c = -c;
+    for (auto& c : n)
+      c = -c;
   return n;
 }
 
@@ -81,7 +84,8 @@ Checked check_box(const std::string& flags) {
         const int d = l.tag / 2;
         const double plane = opt.origin[d] + (l.tag % 2) * opt.length[d];
         for (double a : gauss3)
-          for (double b : gauss3) CHECK(std::fabs(point(m, e, f, a, b)[d] - plane) < tol);
+          for (double b : gauss3)
+            CHECK(std::fabs(point(m, e, f, a, b)[d] - plane) < tol);
         continue;
       }
       ++out.interior;
@@ -109,7 +113,8 @@ Checked check_box(const std::string& flags) {
           }
           const Vec n1 = outward_normal(m, e, f, a, b);
           const Vec n2 = outward_normal(m, l.nbr_elem, l.nbr_face, ap, bp);
-          for (int d = 0; d < 3; ++d) CHECK(std::fabs(n1[d] + n2[d]) < tol);
+          for (int d = 0; d < 3; ++d)
+            CHECK(std::fabs(n1[d] + n2[d]) < tol);
           CHECK(dot(n1, n1) > 0.0);
         }
     }
@@ -177,12 +182,21 @@ TEST_CASE("box flags: defaults and -r and errors naming flag and value", "[unit]
   CHECK(m.num_elements() == 12);
   CHECK(m.num_vertices() == 3 * 3 * 4);
 
-  const std::vector<std::pair<std::string, std::string>> bad = {
-      {"-nx 0", "-nx 0"},          {"-nx abc", "-nx abc"},     {"-ny 2.5", "-ny 2.5"},
-      {"-Lx -1", "-Lx -1"},        {"-Lz 0", "-Lz 0"},         {"-nsd 2", "-nsd 2"},
-      {"-periodic w", "-periodic w"}, {"-periodic xq", "-periodic xq"}, {"-bogus", "-bogus"},
-      {"-nx", "-nx"},              {"-perturb 0.5", "-perturb 0.5"}, {"-warp nan", "-warp nan"},
-      {"-seed -1", "-seed -1"},    {"-o a.h5 -r b", "-r b"},   {"nx 3", "nx"}};
+  const std::vector<std::pair<std::string, std::string>> bad = {{"-nx 0", "-nx 0"},
+                                                                {"-nx abc", "-nx abc"},
+                                                                {"-ny 2.5", "-ny 2.5"},
+                                                                {"-Lx -1", "-Lx -1"},
+                                                                {"-Lz 0", "-Lz 0"},
+                                                                {"-nsd 2", "-nsd 2"},
+                                                                {"-periodic w", "-periodic w"},
+                                                                {"-periodic xq", "-periodic xq"},
+                                                                {"-bogus", "-bogus"},
+                                                                {"-nx", "-nx"},
+                                                                {"-perturb 0.5", "-perturb 0.5"},
+                                                                {"-warp nan", "-warp nan"},
+                                                                {"-seed -1", "-seed -1"},
+                                                                {"-o a.h5 -r b", "-r b"},
+                                                                {"nx 3", "nx"}};
   for (const auto& [flags, expect] : bad) {
     INFO("flags: " << flags);
     try {
@@ -264,12 +278,12 @@ TEST_CASE("read_mesh refuses bad files with the file name", "[unit][mesh]") {
   expect_read_error(dir.file("text.h5"), "not an HDF5 file");
 
   {
-    const hid_t f = H5Fcreate(dir.file("foreign.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
-                              H5P_DEFAULT);
+    const hid_t f =
+        H5Fcreate(dir.file("foreign.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     const hsize_t dims[1] = {4};
     const hid_t s = H5Screate_simple(1, dims, nullptr);
-    const hid_t d = H5Dcreate2(f, "data", H5T_NATIVE_DOUBLE, s, H5P_DEFAULT, H5P_DEFAULT,
-                               H5P_DEFAULT);
+    const hid_t d =
+        H5Dcreate2(f, "data", H5T_NATIVE_DOUBLE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dclose(d);
     H5Sclose(s);
     H5Fclose(f);
@@ -319,7 +333,6 @@ TEST_CASE("mesh pipeline timing at 100^3", "[.][bench][mesh]") {
   const auto owner = parallel::partition_elements(m, conn, 4);
   const auto t3 = clock::now();
   std::cout << "100^3 (shuffled, warped, perturbed, periodic): generate " << sec(t0, t1)
-            << " s, connectivity " << sec(t1, t2) << " s, METIS 4 parts " << sec(t2, t3)
-            << " s\n";
+            << " s, connectivity " << sec(t1, t2) << " s, METIS 4 parts " << sec(t2, t3) << " s\n";
   CHECK(owner.size() == 1000000);
 }

@@ -54,8 +54,9 @@ void check_partition(const std::string& flags) {
   for (const auto& f : p.boundary_faces) {
     CHECK(f.nbr_rank != rank);
     CHECK(p.owner[f.nbr_global_elem] == f.nbr_rank);
-    const Row r = {rank, p.global_ids[f.local_elem], f.face, f.nbr_rank, f.nbr_global_elem,
-                   f.nbr_face, f.orientation};
+    const Row r = {rank,         p.global_ids[f.local_elem], f.face,
+                   f.nbr_rank,   f.nbr_global_elem,          f.nbr_face,
+                   f.orientation};
     flat.insert(flat.end(), r.begin(), r.end());
   }
   CHECK(std::is_sorted(p.boundary_faces.begin(), p.boundary_faces.end(),
@@ -66,18 +67,24 @@ void check_partition(const std::string& flags) {
   int n = int(flat.size());
   std::vector<int> counts(size), displs(size, 0);
   MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  for (int r = 1; r < size; ++r)
+    displs[r] = displs[r - 1] + counts[r - 1];
   std::vector<std::int64_t> all(displs[size - 1] + counts[size - 1]);
-  MPI_Allgatherv(flat.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(),
-                 MPI_INT64_T, MPI_COMM_WORLD);
+  MPI_Allgatherv(flat.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T,
+                 MPI_COMM_WORLD);
   std::set<Row> rows;
   for (std::size_t i = 0; i < all.size(); i += 7)
-    rows.insert(Row{all[i], all[i + 1], all[i + 2], all[i + 3], all[i + 4], all[i + 5], all[i + 6]});
+    rows.insert(
+        Row{all[i], all[i + 1], all[i + 2], all[i + 3], all[i + 4], all[i + 5], all[i + 6]});
   CHECK(rows.size() == all.size() / 7);
   CHECK(std::int64_t(rows.size()) == 2 * p.edge_cut);
   for (const auto& f : p.boundary_faces) {
-    const Row partner = {f.nbr_rank, f.nbr_global_elem, f.nbr_face, rank,
-                         p.global_ids[f.local_elem], f.face,
+    const Row partner = {f.nbr_rank,
+                         f.nbr_global_elem,
+                         f.nbr_face,
+                         rank,
+                         p.global_ids[f.local_elem],
+                         f.face,
                          hex::inverse_orientation(f.orientation)};
     CHECK(rows.count(partner) == 1);
   }

@@ -21,7 +21,8 @@ void rebalance(std::vector<int>& owner, const std::vector<idx_t>& xadj,
   const std::int64_t fair = (ne + nparts - 1) / nparts;
   const std::int64_t cap = std::max<std::int64_t>(fair, std::int64_t(1.03 * double(ne) / nparts));
   std::vector<std::int64_t> size(nparts, 0);
-  for (int o : owner) ++size[o];
+  for (int o : owner)
+    ++size[o];
   std::vector<int> touch(nparts, 0);
   for (int pass = 0; pass < 64; ++pass) {
     bool moved = false, over = false;
@@ -30,7 +31,8 @@ void rebalance(std::vector<int>& owner, const std::vector<idx_t>& xadj,
       if (size[from] <= cap) continue;
       over = true;
       std::fill(touch.begin(), touch.end(), 0);
-      for (idx_t k = xadj[e]; k < xadj[e + 1]; ++k) ++touch[owner[adjncy[k]]];
+      for (idx_t k = xadj[e]; k < xadj[e + 1]; ++k)
+        ++touch[owner[adjncy[k]]];
       int best = -1;
       for (int q = 0; q < nparts; ++q)
         if (q != from && touch[q] > 0 && size[q] < fair && (best < 0 || touch[q] > touch[best]))
@@ -77,7 +79,8 @@ std::vector<int> partition_elements(const mesh::HexMesh& mesh, const mesh::Conne
       if (l.kind != mesh::FaceKind::interior || l.nbr_elem == e) continue;
       const idx_t nb = idx_t(l.nbr_elem);
       std::size_t k = start;
-      while (k < adjncy.size() && adjncy[k] != nb) ++k;
+      while (k < adjncy.size() && adjncy[k] != nb)
+        ++k;
       if (k < adjncy.size()) {
         ++adjwgt[k];
       } else {
@@ -96,9 +99,9 @@ std::vector<int> partition_elements(const mesh::HexMesh& mesh, const mesh::Conne
   options[METIS_OPTION_SEED] = 12345; // reproducible partitions
   options[METIS_OPTION_NUMBERING] = 0;
   std::vector<idx_t> part(ne, 0);
-  const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
-                                     adjwgt.data(), &np, nullptr, nullptr, options, &objval,
-                                     part.data());
+  const int rc =
+      METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
+                          adjwgt.data(), &np, nullptr, nullptr, options, &objval, part.data());
   DG_VERIFY(rc == METIS_OK, "METIS_PartGraphKway failed with code " << rc);
   std::vector<int> owner(part.begin(), part.end());
   rebalance(owner, xadj, adjncy, nparts);
@@ -126,8 +129,8 @@ Partition distribute(const mesh::HexMesh& mesh, const mesh::Connectivity& conn, 
   MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
   if (!ok) {
     if (rank == 0) throw InputError(err);
-    DG_INPUT_ERROR("cannot partition " << ne << " elements over " << size
-                                       << " ranks: use at most " << ne << " ranks");
+    DG_INPUT_ERROR("cannot partition " << ne << " elements over " << size << " ranks: use at most "
+                                       << ne << " ranks");
   }
   for (std::int64_t off = 0; off < ne; off += INT32_MAX / 2) {
     const int count = int(std::min<std::int64_t>(ne - off, INT32_MAX / 2));
