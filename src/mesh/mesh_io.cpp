@@ -183,7 +183,12 @@ HexMesh read_mesh(const std::string& path) {
   quiet_hdf5();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) DG_INPUT_ERROR(path << ": mesh file not found");
-  if (H5Fis_hdf5(path.c_str()) <= 0) DG_INPUT_ERROR(path << ": not an HDF5 file");
+#if H5_VERSION_GE(1, 12, 0)
+  const htri_t is_h5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT); // H5Fis_hdf5 is deprecated
+#else
+  const htri_t is_h5 = H5Fis_hdf5(path.c_str());
+#endif
+  if (is_h5 <= 0) DG_INPUT_ERROR(path << ": not an HDF5 file");
   H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file.ok()) DG_INPUT_ERROR(path << ": cannot open HDF5 file");
   if (H5Aexists(file.get(), "format") <= 0)
