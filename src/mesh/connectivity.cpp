@@ -16,7 +16,8 @@ using Key = std::array<std::int64_t, 4>;
 
 Key face_ids(const HexMesh& m, std::int64_t e, int f) {
   Key k;
-  for (int c = 0; c < 4; ++c) k[c] = m.hex[8 * e + hex::face_vertex(f, c)];
+  for (int c = 0; c < 4; ++c)
+    k[c] = m.hex[8 * e + hex::face_vertex(f, c)];
   return k;
 }
 
@@ -71,8 +72,8 @@ Connectivity build_connectivity(const HexMesh& mesh) {
     const std::int64_t ea = mesh.periodic[i], fa = mesh.periodic[i + 1];
     const std::int64_t eb = mesh.periodic[i + 2], fb = mesh.periodic[i + 3];
     if (ea < 0 || ea >= ne || eb < 0 || eb >= ne || fa < 0 || fa > 5 || fb < 0 || fb > 5)
-      DG_INPUT_ERROR("periodic entry " << i / 4 << " = (" << ea << ", " << fa << ", " << eb
-                                       << ", " << fb << "): element or face out of range");
+      DG_INPUT_ERROR("periodic entry " << i / 4 << " = (" << ea << ", " << fa << ", " << eb << ", "
+                                       << fb << "): element or face out of range");
     const std::int64_t ida = 6 * ea + fa, idb = 6 * eb + fb;
     if (ida == idb || periodic[ida] || periodic[idb])
       DG_INPUT_ERROR("periodic entry " << i / 4 << ": " << face_name(ea, int(fa)) << " / "
@@ -87,22 +88,23 @@ Connectivity build_connectivity(const HexMesh& mesh) {
         xb[c][d] = mesh.coords[3 * vb[c] + d];
         t[d] += 0.25 * (xb[c][d] - xa[c][d]);
       }
-    for (int d = 0; d < 3; ++d) diam = std::max(diam, std::fabs(xa[3][d] - xa[0][d]));
+    for (int d = 0; d < 3; ++d)
+      diam = std::max(diam, std::fabs(xa[3][d] - xa[0][d]));
     int best = -1;
     double best_err = 1e300;
     for (int o = 0; o < 8; ++o) {
       double err = 0.0;
       for (int c = 0; c < 4; ++c) {
         const int cb = corner_after(o, c);
-        for (int d = 0; d < 3; ++d) err = std::max(err, std::fabs(xa[c][d] + t[d] - xb[cb][d]));
+        for (int d = 0; d < 3; ++d)
+          err = std::max(err, std::fabs(xa[c][d] + t[d] - xb[cb][d]));
       }
       if (err < best_err) best_err = err, best = o;
     }
     if (!(best_err <= 1e-8 * diam))
-      DG_INPUT_ERROR("periodic entry " << i / 4 << ": " << face_name(ea, int(fa)) << " and "
-                                       << face_name(eb, int(fb))
-                                       << " do not match after a translation (mismatch "
-                                       << best_err << ")");
+      DG_INPUT_ERROR("periodic entry "
+                     << i / 4 << ": " << face_name(ea, int(fa)) << " and " << face_name(eb, int(fb))
+                     << " do not match after a translation (mismatch " << best_err << ")");
     periodic[ida] = periodic[idb] = 1;
     FaceLink& la = conn.links[ida];
     FaceLink& lb = conn.links[idb];
@@ -114,21 +116,27 @@ Connectivity build_connectivity(const HexMesh& mesh) {
 
   // Hash every face on its sorted vertex ids: slot = (first face, second face).
   std::size_t cap = 16;
-  while (3 * cap < 4 * std::size_t(nf) + 48) cap <<= 1; // load factor <= 3/4
+  while (3 * cap < 4 * std::size_t(nf) + 48)
+    cap <<= 1; // load factor <= 3/4
   std::vector<std::int64_t> first(cap, -1), second(cap, -1);
+  std::vector<std::uint64_t> hashes(cap, 0); // full hash per slot: keys compared only on a hit
   const std::size_t mask = cap - 1;
   for (std::int64_t fid = 0; fid < nf; ++fid) {
     const Key k = sorted_key(mesh, fid);
-    std::size_t s = hash_key(k) & mask;
-    while (first[s] >= 0 && sorted_key(mesh, first[s]) != k) s = (s + 1) & mask;
+    const std::uint64_t h = hash_key(k);
+    std::size_t s = h & mask;
+    while (first[s] >= 0 && (hashes[s] != h || sorted_key(mesh, first[s]) != k))
+      s = (s + 1) & mask;
     if (first[s] < 0) {
       first[s] = fid;
+      hashes[s] = h;
     } else if (second[s] < 0) {
       second[s] = fid;
     } else {
-      DG_INPUT_ERROR("non-conforming mesh: the face with vertices " << k[0] << " " << k[1] << " "
-                     << k[2] << " " << k[3] << " is shared by more than two elements ("
-                     << first[s] / 6 << ", " << second[s] / 6 << ", " << fid / 6 << ")");
+      DG_INPUT_ERROR("non-conforming mesh: the face with vertices "
+                     << k[0] << " " << k[1] << " " << k[2] << " " << k[3]
+                     << " is shared by more than two elements (" << first[s] / 6 << ", "
+                     << second[s] / 6 << ", " << fid / 6 << ")");
     }
   }
 
@@ -153,7 +161,8 @@ Connectivity build_connectivity(const HexMesh& mesh) {
     int orient = -1;
     for (int o = 0; o < 8 && orient < 0; ++o) {
       bool ok = true;
-      for (int c = 0; c < 4 && ok; ++c) ok = vb[corner_after(o, c)] == va[c];
+      for (int c = 0; c < 4 && ok; ++c)
+        ok = vb[corner_after(o, c)] == va[c];
       if (ok) orient = o;
     }
     if (orient < 0)
@@ -164,7 +173,8 @@ Connectivity build_connectivity(const HexMesh& mesh) {
     FaceLink& lb = conn.links[b];
     la.kind = lb.kind = FaceKind::interior;
     la.nbr_elem = b / 6, la.nbr_face = int(b % 6), la.orientation = orient;
-    lb.nbr_elem = a / 6, lb.nbr_face = int(a % 6), lb.orientation = hex::inverse_orientation(orient);
+    lb.nbr_elem = a / 6, lb.nbr_face = int(a % 6),
+    lb.orientation = hex::inverse_orientation(orient);
   }
   return conn;
 }

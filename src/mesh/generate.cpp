@@ -79,7 +79,8 @@ std::vector<Rotation> cube_rotations() {
       Rotation r{};
       for (int v = 0; v < 8; ++v) {
         int rs[3];
-        for (int i = 0; i < 3; ++i) rs[i] = sg[i] * hex::vertex_sign(v, p[i]);
+        for (int i = 0; i < 3; ++i)
+          rs[i] = sg[i] * hex::vertex_sign(v, p[i]);
         r.vertex[v] = vertex_of_signs(rs[0], rs[1], rs[2]);
       }
       // New face (dir d', sign s') has normal n_new; the old face has normal R n_new, which is
@@ -87,7 +88,8 @@ std::vector<Rotation> cube_rotations() {
       for (int fn = 0; fn < 6; ++fn) {
         const int dn = fn / 2, sn = (fn % 2) ? 1 : -1;
         int i = 0;
-        while (p[i] != dn) ++i;
+        while (p[i] != dn)
+          ++i;
         const int so = sg[i] * sn;
         r.new_face[2 * i + (so > 0 ? 1 : 0)] = fn;
       }
@@ -171,7 +173,7 @@ BoxOptions parse_box_flags(const std::vector<std::string>& args) {
       o.output = flag == "-o" ? v : v + ".h5";
     } else {
       DG_INPUT_ERROR(flag << ": unknown flag (valid: -nsd -nx -ny -nz -x0 -y0 -z0 -Lx -Ly -Lz "
-                            "-periodic -warp -perturb -seed -shuffle -o -r --help)");
+                             "-periodic -warp -perturb -seed -shuffle -o -r --help)");
     }
   }
   o.command = cmd.str();
@@ -181,7 +183,8 @@ BoxOptions parse_box_flags(const std::vector<std::string>& args) {
 BoxOptions parse_box_flags(const std::string& flags) {
   std::istringstream is(flags);
   std::vector<std::string> args;
-  for (std::string w; is >> w;) args.push_back(w);
+  for (std::string w; is >> w;)
+    args.push_back(w);
   return parse_box_flags(args);
 }
 
@@ -205,7 +208,7 @@ Flags follow DGM's dgm_mesh where they exist.
   -warp A        smooth deformation giving non-affine (trilinear) hexes:
                  x_i += A * L_i * sin(pi xi) sin(pi eta) sin(pi zeta), (xi,eta,zeta) the
                  unit-box coordinates; the box boundary stays put, so periodic faces still
-                 match. Meshes that invert (|A| above about 0.2) are refused  (default 0)
+                 match. Meshes that invert (|A| above about 0.25) are refused (default 0)
   -perturb A     random motion of interior vertices, each component by up to
                  A times the local spacing, 0 <= A < 0.5; boundary stays     (default 0)
   -seed S        seed of -perturb, integer >= 0                             (default 1)
@@ -228,11 +231,14 @@ HexMesh generate_box(const BoxOptions& opt) {
     if (n[d] < 1)
       DG_INPUT_ERROR("-n" << char('x' + d) << " " << n[d] << ": expected a positive integer");
     if (!(opt.length[d] > 0.0) || !std::isfinite(opt.length[d]))
-      DG_INPUT_ERROR("-L" << char('x' + d) << " " << opt.length[d] << ": expected a real number > 0");
+      DG_INPUT_ERROR("-L" << char('x' + d) << " " << opt.length[d]
+                          << ": expected a real number > 0");
     if (!std::isfinite(opt.origin[d]))
-      DG_INPUT_ERROR("-" << char('x' + d) << "0 " << opt.origin[d] << ": expected a finite real number");
+      DG_INPUT_ERROR("-" << char('x' + d) << "0 " << opt.origin[d]
+                         << ": expected a finite real number");
   }
-  if (!std::isfinite(opt.warp)) DG_INPUT_ERROR("-warp " << opt.warp << ": expected a finite real number");
+  if (!std::isfinite(opt.warp))
+    DG_INPUT_ERROR("-warp " << opt.warp << ": expected a finite real number");
   if (!(opt.perturb >= 0.0 && opt.perturb < 0.5))
     DG_INPUT_ERROR("-perturb " << opt.perturb << ": expected a real number in [0, 0.5)");
   // Element ids must fit METIS's 32-bit idx_t.
@@ -243,8 +249,12 @@ HexMesh generate_box(const BoxOptions& opt) {
 
   const std::int64_t nvx = n[0] + 1, nvy = n[1] + 1, nvz = n[2] + 1;
   const std::int64_t nv = nvx * nvy * nvz, ne = n[0] * n[1] * n[2];
-  auto vid = [&](std::int64_t i, std::int64_t j, std::int64_t k) { return i + nvx * (j + nvy * k); };
-  auto eid = [&](std::int64_t i, std::int64_t j, std::int64_t k) { return i + n[0] * (j + n[1] * k); };
+  auto vid = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+    return i + nvx * (j + nvy * k);
+  };
+  auto eid = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+    return i + n[0] * (j + n[1] * k);
+  };
 
   HexMesh m;
   m.command = opt.command;
@@ -309,8 +319,10 @@ HexMesh generate_box(const BoxOptions& opt) {
       const Rotation& r = rots[draw(opt.shuffle_seed, std::uint64_t(e), 0x5eedULL) % 24];
       which[e] = static_cast<unsigned char>(&r - rots.data());
       std::int64_t old[8];
-      for (int v = 0; v < 8; ++v) old[v] = m.hex[8 * e + v];
-      for (int v = 0; v < 8; ++v) m.hex[8 * e + v] = old[r.vertex[v]];
+      for (int v = 0; v < 8; ++v)
+        old[v] = m.hex[8 * e + v];
+      for (int v = 0; v < 8; ++v)
+        m.hex[8 * e + v] = old[r.vertex[v]];
     }
     for (std::size_t i = 0; i < m.boundary.size(); i += 3)
       m.boundary[i + 1] = rots[which[m.boundary[i]]].new_face[m.boundary[i + 1]];

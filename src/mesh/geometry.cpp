@@ -4,32 +4,35 @@
 
 namespace dg::mesh {
 
-std::array<double, 3> map_point(const HexMesh& mesh, std::int64_t e, double r, double s,
-                                double t) {
+std::array<double, 3> map_point(const HexMesh& mesh, std::int64_t e, double r, double s, double t) {
   const double xi[3] = {r, s, t};
   std::array<double, 3> x{0.0, 0.0, 0.0};
   for (int v = 0; v < 8; ++v) {
     double n = 0.125;
-    for (int d = 0; d < 3; ++d) n *= 1.0 + hex::vertex_sign(v, d) * xi[d];
+    for (int d = 0; d < 3; ++d)
+      n *= 1.0 + hex::vertex_sign(v, d) * xi[d];
     const double* X = &mesh.coords[3 * mesh.hex[8 * e + v]];
-    for (int i = 0; i < 3; ++i) x[i] += n * X[i];
+    for (int i = 0; i < 3; ++i)
+      x[i] += n * X[i];
   }
   return x;
 }
 
 std::array<std::array<double, 3>, 3> jacobian(const HexMesh& mesh, std::int64_t e, double r,
-                                             double s, double t) {
+                                              double s, double t) {
   const double xi[3] = {r, s, t};
   std::array<std::array<double, 3>, 3> J{};
   for (int v = 0; v < 8; ++v) {
     double f[3], dn[3];
-    for (int d = 0; d < 3; ++d) f[d] = 1.0 + hex::vertex_sign(v, d) * xi[d];
+    for (int d = 0; d < 3; ++d)
+      f[d] = 1.0 + hex::vertex_sign(v, d) * xi[d];
     dn[0] = 0.125 * hex::vertex_sign(v, 0) * f[1] * f[2];
     dn[1] = 0.125 * hex::vertex_sign(v, 1) * f[0] * f[2];
     dn[2] = 0.125 * hex::vertex_sign(v, 2) * f[0] * f[1];
     const double* X = &mesh.coords[3 * mesh.hex[8 * e + v]];
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) J[i][j] += X[i] * dn[j];
+      for (int j = 0; j < 3; ++j)
+        J[i][j] += X[i] * dn[j];
   }
   return J;
 }

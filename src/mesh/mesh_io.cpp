@@ -34,7 +34,9 @@ private:
   herr_t (*close_)(hid_t);
 };
 
-void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void quiet_hdf5() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 void write_string_attr(hid_t obj, const char* name, const std::string& value,
                        const std::string& path) {
@@ -42,8 +44,7 @@ void write_string_attr(hid_t obj, const char* name, const std::string& value,
   H5Tset_size(type.get(), value.size() + 1);
   H5Tset_strpad(type.get(), H5T_STR_NULLTERM);
   H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  H5Handle attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                H5Aclose);
+  H5Handle attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   if (!attr.ok() || H5Awrite(attr.get(), type.get(), value.c_str()) < 0)
     throw InternalError(path + ": cannot write attribute " + name);
 }
@@ -52,9 +53,9 @@ void write_2d(hid_t file, const char* name, hid_t filetype, hid_t memtype, const
               hsize_t rows, hsize_t cols, const std::string& path) {
   const hsize_t dims[2] = {rows, cols};
   H5Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose);
-  H5Handle dset(H5Dcreate2(file, name, filetype, space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                           H5P_DEFAULT),
-                H5Dclose);
+  H5Handle dset(
+      H5Dcreate2(file, name, filetype, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose);
   if (!dset.ok()) throw InternalError(path + ": cannot create dataset " + name);
   if (rows > 0 && H5Dwrite(dset.get(), memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
     throw InternalError(path + ": cannot write dataset " + name);
@@ -145,9 +146,9 @@ void write_mesh(const HexMesh& m, const std::string& h5_path) {
       write_string_attr(file.get(), "format", format_name, h5_path);
       {
         H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-        H5Handle attr(H5Acreate2(file.get(), "version", H5T_STD_I32LE, space.get(), H5P_DEFAULT,
-                                 H5P_DEFAULT),
-                      H5Aclose);
+        H5Handle attr(
+            H5Acreate2(file.get(), "version", H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+            H5Aclose);
         if (!attr.ok() || H5Awrite(attr.get(), H5T_NATIVE_INT, &format_version) < 0)
           throw InternalError(h5_path + ": cannot write attribute version");
       }
@@ -181,9 +182,13 @@ void write_mesh(const HexMesh& m, const std::string& h5_path) {
 HexMesh read_mesh(const std::string& path) {
   quiet_hdf5();
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    DG_INPUT_ERROR(path << ": mesh file not found");
-  if (H5Fis_hdf5(path.c_str()) <= 0) DG_INPUT_ERROR(path << ": not an HDF5 file");
+  if (!std::filesystem::is_regular_file(path, ec)) DG_INPUT_ERROR(path << ": mesh file not found");
+#if H5_VERSION_GE(1, 12, 0)
+  const htri_t is_h5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT); // H5Fis_hdf5 is deprecated
+#else
+  const htri_t is_h5 = H5Fis_hdf5(path.c_str());
+#endif
+  if (is_h5 <= 0) DG_INPUT_ERROR(path << ": not an HDF5 file");
   H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file.ok()) DG_INPUT_ERROR(path << ": cannot open HDF5 file");
   if (H5Aexists(file.get(), "format") <= 0)
@@ -203,11 +208,14 @@ HexMesh read_mesh(const std::string& path) {
                           << format_version);
   }
   HexMesh m;
-  if (H5Aexists(file.get(), "command") > 0) m.command = read_string_attr(file.get(), "command", path);
+  if (H5Aexists(file.get(), "command") > 0)
+    m.command = read_string_attr(file.get(), "command", path);
   m.coords = read_2d<double>(file.get(), "coordinates", 3, H5T_FLOAT, H5T_NATIVE_DOUBLE, path);
   m.hex = read_2d<std::int64_t>(file.get(), "hex", 8, H5T_INTEGER, H5T_NATIVE_INT64, path);
-  m.boundary = read_2d<std::int64_t>(file.get(), "boundary", 3, H5T_INTEGER, H5T_NATIVE_INT64, path);
-  m.periodic = read_2d<std::int64_t>(file.get(), "periodic", 4, H5T_INTEGER, H5T_NATIVE_INT64, path);
+  m.boundary =
+      read_2d<std::int64_t>(file.get(), "boundary", 3, H5T_INTEGER, H5T_NATIVE_INT64, path);
+  m.periodic =
+      read_2d<std::int64_t>(file.get(), "periodic", 4, H5T_INTEGER, H5T_NATIVE_INT64, path);
 
   const std::int64_t nv = m.num_vertices(), ne = m.num_elements();
   if (ne == 0) DG_INPUT_ERROR(path << ": /hex holds no elements");

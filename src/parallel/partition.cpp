@@ -10,6 +10,51 @@
 
 namespace dg::parallel {
 
+namespace {
+
+// METIS may miss its balance target (or leave a part empty) on small graphs. Greedy repair:
+// move elements out of parts above the cap, preferring an under-full part they touch most, then
+// (if none touches) the smallest part. Deterministic, and a no-op when METIS met the target.
+void rebalance(std::vector<int>& owner, const std::vector<idx_t>& xadj,
+               const std::vector<idx_t>& adjncy, int nparts) {
+  const std::int64_t ne = std::int64_t(owner.size());
+  const std::int64_t fair = (ne + nparts - 1) / nparts;
+  const std::int64_t cap = std::max<std::int64_t>(fair, std::int64_t(1.03 * double(ne) / nparts));
+  std::vector<std::int64_t> size(nparts, 0);
+  for (int o : owner)
+    ++size[o];
+  std::vector<int> touch(nparts, 0);
+  for (int pass = 0; pass < 64; ++pass) {
+    bool moved = false, over = false;
+    for (std::int64_t e = 0; e < ne; ++e) {
+      const int from = owner[e];
+      if (size[from] <= cap) continue;
+      over = true;
+      std::fill(touch.begin(), touch.end(), 0);
+      for (idx_t k = xadj[e]; k < xadj[e + 1]; ++k)
+        ++touch[owner[adjncy[k]]];
+      int best = -1;
+      for (int q = 0; q < nparts; ++q)
+        if (q != from && touch[q] > 0 && size[q] < fair && (best < 0 || touch[q] > touch[best]))
+          best = q;
+      if (best < 0) continue;
+      owner[e] = best, --size[from], ++size[best], moved = true;
+    }
+    if (!over) return;
+    if (!moved) {
+      // No over-full part touches an under-full one: move one element to the smallest part.
+      const int to = int(std::min_element(size.begin(), size.end()) - size.begin());
+      for (std::int64_t e = 0; e < ne; ++e)
+        if (size[owner[e]] > cap) {
+          --size[owner[e]], ++size[to], owner[e] = to;
+          break;
+        }
+    }
+  }
+}
+
+} // namespace
+
 std::vector<int> partition_elements(const mesh::HexMesh& mesh, const mesh::Connectivity& conn,
                                     int nparts) {
   const std::int64_t ne = mesh.num_elements();
@@ -34,7 +79,8 @@ std::vector<int> partition_elements(const mesh::HexMesh& mesh, const mesh::Conne
       if (l.kind != mesh::FaceKind::interior || l.nbr_elem == e) continue;
       const idx_t nb = idx_t(l.nbr_elem);
       std::size_t k = start;
-      while (k < adjncy.size() && adjncy[k] != nb) ++k;
+      while (k < adjncy.size() && adjncy[k] != nb)
+        ++k;
       if (k < adjncy.size()) {
         ++adjwgt[k];
       } else {
@@ -53,11 +99,13 @@ std::vector<int> partition_elements(const mesh::HexMesh& mesh, const mesh::Conne
   options[METIS_OPTION_SEED] = 12345; // reproducible partitions
   options[METIS_OPTION_NUMBERING] = 0;
   std::vector<idx_t> part(ne, 0);
-  const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
-                                     adjwgt.data(), &np, nullptr, nullptr, options, &objval,
-                                     part.data());
+  const int rc =
+      METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
+                          adjwgt.data(), &np, nullptr, nullptr, options, &objval, part.data());
   DG_VERIFY(rc == METIS_OK, "METIS_PartGraphKway failed with code " << rc);
-  return std::vector<int>(part.begin(), part.end());
+  std::vector<int> owner(part.begin(), part.end());
+  rebalance(owner, xadj, adjncy, nparts);
+  return owner;
 }
 
 Partition distribute(const mesh::HexMesh& mesh, const mesh::Connectivity& conn, MPI_Comm comm) {
@@ -81,8 +129,8 @@ Partition distribute(const mesh::HexMesh& mesh, const mesh::Connectivity& conn, 
   MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
   if (!ok) {
     if (rank == 0) throw InputError(err);
-    DG_INPUT_ERROR("cannot partition " << ne << " elements over " << size
-                                       << " ranks: use at most " << ne << " ranks");
+    DG_INPUT_ERROR("cannot partition " << ne << " elements over " << size << " ranks: use at most "
+                                       << ne << " ranks");
   }
   for (std::int64_t off = 0; off < ne; off += INT32_MAX / 2) {
     const int count = int(std::min<std::int64_t>(ne - off, INT32_MAX / 2));
