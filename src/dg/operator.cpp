@@ -21,25 +21,8 @@ KOKKOS_INLINE_FUNCTION void trilinear(const View3& verts, int e, const double r[
   }
 }
 
-/// det of the trilinear map's Jacobian at r.
-KOKKOS_INLINE_FUNCTION double trilinear_det(const View3& verts, int e, const double r[3]) {
-  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-  for (int v = 0; v < 8; ++v) {
-    const double sv[3] = {double(hex::vertex_sign(v, 0)), double(hex::vertex_sign(v, 1)),
-                          double(hex::vertex_sign(v, 2))};
-    const double f[3] = {1.0 + sv[0] * r[0], 1.0 + sv[1] * r[1], 1.0 + sv[2] * r[2]};
-    const double dN[3] = {0.125 * sv[0] * f[1] * f[2], 0.125 * f[0] * sv[1] * f[2],
-                          0.125 * f[0] * f[1] * sv[2]};
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) J[i][j] += verts(e, v, i) * dN[j];
-  }
-  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-         J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-}
-
 int cube(int n) { return n * n * n; }
-int max_pq(int P, int Q) { return P > Q ? P : Q; }
+KOKKOS_INLINE_FUNCTION int max_pq(int P, int Q) { return P > Q ? P : Q; }
 
 /// Scratch level 0 (shared memory) while it fits in 48 KB, level 1 (device memory) beyond.
 TeamPolicy team_policy(int n, size_t scratch_bytes) {

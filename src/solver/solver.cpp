@@ -239,8 +239,10 @@ GlobalDiagnostics Solver::run() {
                                      out.checkpoint_time
                                : 1e300;
   std::string last_snapshot;
+  double last_record = -1.0;
   auto record = [&](bool snapshot) {
     const GlobalDiagnostics d = diagnostics();
+    last_record = time_;
     csv.row({double(step_), time_, d.l2_error, d.max_error, d.integral, d.energy, d.umin, d.umax});
     if (snapshot && writer && d.finite) {
       write_snapshot(*writer, index);
@@ -302,7 +304,7 @@ GlobalDiagnostics Solver::run() {
       if (ck_time) next_checkpoint += out.checkpoint_time;
     }
   }
-  if (out.interval <= 0) d = record(true);
+  if (time_ != last_record) d = record(true);
   Kokkos::fence();
   const double wall = MPI_Wtime() - wall0;
   if (out.checkpoint_steps > 0 || out.checkpoint_time > 0) write_checkpoint(checkpoint);
