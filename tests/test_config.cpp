@@ -30,7 +30,9 @@ std::string error_of(const std::string& text, const std::vector<std::string>& ov
   return {};
 }
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 } // namespace
 
@@ -47,7 +49,8 @@ TEST_CASE("config: defaults match the Config structure", "[unit][config]") {
   CHECK(c.time.cfl == d.time.cfl);
   CHECK(c.physics.velocity == d.physics.velocity);
   CHECK(c.boundary.default_kind == "dirichlet");
-  for (const auto& k : c.boundary.kind) CHECK(k.empty());
+  for (const auto& k : c.boundary.kind)
+    CHECK(k.empty());
   CHECK(c.output.directory == "out");
   CHECK(c.output.snapshots);
   CHECK_FALSE(c.parallel.gpu_aware_mpi);
@@ -306,7 +309,8 @@ namespace {
 dg::io::CommandLine parse(std::vector<std::string> args) {
   args.insert(args.begin(), "dgsolve");
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
+  for (auto& a : args)
+    argv.push_back(a.data());
   argv.push_back(nullptr);
   return dg::io::parse_command_line(int(args.size()), argv.data());
 }
