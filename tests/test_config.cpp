@@ -280,6 +280,13 @@ TEST_CASE("config: load_config reads files and reports missing ones", "[unit][co
   } catch (const dg::InputError& e) {
     CHECK(has(e.what(), "nothere.yaml: no such file"));
   }
+  std::ofstream(dir / "nomesh.yaml") << "mesh:\n  file: missing.h5\n";
+  try {
+    dg::io::load_config((dir / "nomesh.yaml").string());
+    FAIL("no error");
+  } catch (const dg::InputError& e) {
+    CHECK(has(e.what(), "nomesh.yaml: mesh.file = missing.h5: no such file"));
+  }
 }
 
 TEST_CASE("config: docs/input.md covers every key and embeds the reference", "[unit][config]") {
@@ -348,4 +355,17 @@ TEST_CASE("cli: errors", "[unit][cli]") {
   CHECK(has(cli_error({"in.yaml", "--set", "cfl"}), "expected KEY=VALUE"));
   CHECK(has(cli_error({}), "no input file"));
   CHECK(has(cli_error({"a.yaml", "b.yaml"}), "more than one input file"));
+}
+
+TEST_CASE("config: every example in inputs/ is a valid input", "[unit][config]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(DG_SOURCE_DIR) / "inputs";
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".yaml") {
+      INFO(entry.path().string());
+      CHECK_NOTHROW(dg::io::load_config(entry.path().string()));
+      ++n;
+    }
+  CHECK(n >= 1);
 }

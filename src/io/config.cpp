@@ -618,12 +618,23 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   text << in.rdbuf();
   Config cfg = parse_config(text.str(), path, overrides);
 
-  // mesh.file: relative to the working directory, else beside the YAML file.
-  if (!cfg.mesh.file.empty() && fs::path(cfg.mesh.file).is_relative()) {
+  // mesh.file: relative to the working directory, else beside the YAML file; missing is an
+  // input error here, before any rank starts reading meshes.
+  if (!cfg.mesh.file.empty()) {
     std::error_code ec;
-    if (!fs::exists(cfg.mesh.file, ec)) {
-      const fs::path beside = fs::path(path).parent_path() / cfg.mesh.file;
-      if (fs::exists(beside, ec)) cfg.mesh.file = beside.string();
+    const fs::path given(cfg.mesh.file);
+    const fs::path beside = fs::path(path).parent_path() / given;
+    if (fs::exists(given, ec)) {
+      // as given
+    } else if (given.is_relative() && fs::exists(beside, ec)) {
+      cfg.mesh.file = beside.string();
+    } else {
+      const std::string dir = fs::path(path).parent_path().string();
+      DG_INPUT_ERROR(path << ": mesh.file = " << cfg.mesh.file << ": no such file"
+                          << (given.is_relative() && !dir.empty()
+                                  ? " (looked in the working directory and in " + dir + ")"
+                                  : std::string())
+                          << "; write one with dgmesh, or give mesh.box instead");
     }
   }
   return cfg;
