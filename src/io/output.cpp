@@ -513,6 +513,16 @@ void SnapshotWriter::write(
       err << "snapshot: xyz has " << xyz.size() << " values, expected " << 3 * npts_local;
     else if (u.size() != npts_local)
       err << "snapshot: u has " << u.size() << " values, expected " << npts_local;
+    for (const auto& f : extra_point_fields) {
+      const bool reserved = f.first == "coordinates" || f.first == "u" ||
+                            f.first == "connectivity" || f.first == "element_id";
+      const auto same = std::count_if(extra_point_fields.begin(), extra_point_fields.end(),
+                                      [&](const auto& g) { return g.first == f.first; });
+      if ((f.first.empty() || reserved || same > 1 || f.first.find('/') != std::string::npos) &&
+          err.str().empty())
+        err << "snapshot: field name '" << f.first
+            << "' is empty, reserved, repeated or contains '/'";
+    }
     for (const auto& f : extra_point_fields)
       if (f.second.size() != npts_local && err.str().empty())
         err << "snapshot: field " << f.first << " has " << f.second.size() << " values, expected "
