@@ -33,8 +33,8 @@ int comm_size() {
 
 /// A fresh directory per test and rank count (ctest may run the np1..np4 jobs concurrently).
 std::string test_dir(const std::string& name) {
-  const fs::path dir = fs::path(DG_BINARY_DIR) / "test_tmp" /
-                       (name + "_np" + std::to_string(comm_size()));
+  const fs::path dir =
+      fs::path(DG_BINARY_DIR) / "test_tmp" / (name + "_np" + std::to_string(comm_size()));
   if (comm_rank() == 0) {
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -82,15 +82,22 @@ std::vector<std::int64_t> snapshot_ids(int rank, int size) {
   std::vector<std::int64_t> ids;
   std::int64_t first = 0;
   auto count = [](int r) { return r == 1 ? 0 : r % 3 + 1; };
-  for (int r = 0; r < rank; ++r) first += count(r);
+  for (int r = 0; r < rank; ++r)
+    first += count(r);
   std::int64_t total = first;
-  for (int r = rank; r < size; ++r) total += count(r);
-  for (int i = 0; i < count(rank); ++i) ids.push_back(total - 1 - (first + i)); // reversed
+  for (int r = rank; r < size; ++r)
+    total += count(r);
+  for (int i = 0; i < count(rank); ++i)
+    ids.push_back(total - 1 - (first + i)); // reversed
   return ids;
 }
 
-double coord(std::int64_t gid, int p, int c) { return 1000.0 * double(gid) + 10.0 * p + c; }
-double uval(std::int64_t gid, int p) { return double(gid) + 1e-3 * p; }
+double coord(std::int64_t gid, int p, int c) {
+  return 1000.0 * double(gid) + 10.0 * p + c;
+}
+double uval(std::int64_t gid, int p) {
+  return double(gid) + 1e-3 * p;
+}
 
 /// The error of `f` as thrown on this rank (every rank must throw InputError).
 template <class F>
@@ -123,7 +130,8 @@ TEST_CASE("snapshots: every rank's points land at its offset; XDMF lists the fil
     std::vector<double> xyz, u, v;
     for (auto g : ids)
       for (int p = 0; p < npts; ++p) {
-        for (int c = 0; c < 3; ++c) xyz.push_back(coord(g, p, c));
+        for (int c = 0; c < 3; ++c)
+          xyz.push_back(coord(g, p, c));
         u.push_back(uval(g, p));
         v.push_back(-uval(g, p));
       }
@@ -147,7 +155,8 @@ TEST_CASE("snapshots: every rank's points land at its offset; XDMF lists the fil
       for (std::size_t e = 0; e < order.size(); ++e)
         for (int p = 0; p < npts; ++p) {
           const std::size_t row = e * npts + std::size_t(p);
-          for (int c = 0; c < 3; ++c) bad += X[3 * row + std::size_t(c)] != coord(order[e], p, c);
+          for (int c = 0; c < 3; ++c)
+            bad += X[3 * row + std::size_t(c)] != coord(order[e], p, c);
           bad += U[row] != uval(order[e], p);
           bad += V[row] != -uval(order[e], p);
         }
@@ -157,7 +166,8 @@ TEST_CASE("snapshots: every rank's points land at its offset; XDMF lists the fil
       // First cell of each element: lattice points (0,0,0),(1,0,0),(1,1,0),(0,1,0), then z+1.
       const std::int64_t first[8] = {0, 1, 4, 3, 9, 10, 13, 12};
       for (std::int64_t e = 0; e < nelem; ++e)
-        for (int a = 0; a < 8; ++a) CHECK(C[std::size_t(e * ncells * 8 + a)] == e * npts + first[a]);
+        for (int a = 0; a < 8; ++a)
+          CHECK(C[std::size_t(e * ncells * 8 + a)] == e * npts + first[a]);
       CHECK(*std::max_element(C.begin(), C.end()) == nelem * npts - 1);
       CHECK(read_double_attr(f1, "time") == 0.5);
 
@@ -173,6 +183,30 @@ TEST_CASE("snapshots: every rank's points land at its offset; XDMF lists the fil
       CHECK_FALSE(fs::exists(dir + "/adv.xdmf.tmp"));
     }
     MPI_Barrier(MPI_COMM_WORLD);
+
+    // A restarted run (new writer, same directory) keeps listing the earlier snapshots.
+    {
+      dg::io::SnapshotWriter again(MPI_COMM_WORLD, dir, "adv", npts, ncells, nelem, mode);
+      again.write(3, 2.0, 30, ids, xyz, u);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+      const std::string xdmf = slurp(dir + "/adv.xdmf");
+      for (const char* f : {"adv_00000.h5:/u", "adv_00001.h5:/v", "adv_00002.h5:/v",
+                            "adv_00003.h5:/u", "<Time Value=\"2\"/>"})
+        CHECK(xdmf.find(f) != std::string::npos);
+    }
+    // A fresh run starting at index 0 lists only its own snapshot.
+    {
+      dg::io::SnapshotWriter fresh(MPI_COMM_WORLD, dir, "adv", npts, ncells, nelem, mode);
+      fresh.write(0, 0.0, 0, ids, xyz, u);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+      const std::string xdmf = slurp(dir + "/adv.xdmf");
+      CHECK(xdmf.find("adv_00000.h5:/u") != std::string::npos);
+      CHECK(xdmf.find("adv_00001.h5") == std::string::npos);
+    }
   }
 }
 
@@ -184,7 +218,8 @@ TEST_CASE("checkpoints: rows by global id, read back on another distribution", "
   // Interleaved ownership: rank r holds r, r+size, r+2 size, ...
   auto interleaved = [&](int r) {
     std::vector<std::int64_t> ids;
-    for (std::int64_t g = r; g < nelem; g += size) ids.push_back(g);
+    for (std::int64_t g = r; g < nelem; g += size)
+      ids.push_back(g);
     return ids;
   };
 
@@ -208,7 +243,8 @@ TEST_CASE("checkpoints: rows by global id, read back on another distribution", "
     d.global_ids = interleaved(rank);
     std::reverse(d.global_ids.begin(), d.global_ids.end()); // not sorted locally either
     for (auto g : d.global_ids)
-      for (int m = 0; m < nmodes; ++m) d.modes.push_back(value(g, m));
+      for (int m = 0; m < nmodes; ++m)
+        d.modes.push_back(value(g, m));
     dg::io::write_checkpoint(MPI_COMM_WORLD, path, d, mode);
 
     CHECK(fs::exists(path));
@@ -218,7 +254,8 @@ TEST_CASE("checkpoints: rows by global id, read back on another distribution", "
       REQUIRE(all.size() == std::size_t(nelem * nmodes));
       std::size_t bad = 0;
       for (std::int64_t g = 0; g < nelem; ++g)
-        for (int m = 0; m < nmodes; ++m) bad += all[std::size_t(g * nmodes + m)] != value(g, m);
+        for (int m = 0; m < nmodes; ++m)
+          bad += all[std::size_t(g * nmodes + m)] != value(g, m);
       CHECK(bad == 0);
     }
 
@@ -230,7 +267,8 @@ TEST_CASE("checkpoints: rows by global id, read back on another distribution", "
       const std::int64_t per = nelem / size, extra = nelem % size;
       const std::int64_t lo = rank * per + std::min<std::int64_t>(rank, extra);
       const std::int64_t hi = lo + per + (rank < extra ? 1 : 0);
-      for (std::int64_t g = hi - 1; g >= lo; --g) block.push_back(g);
+      for (std::int64_t g = hi - 1; g >= lo; --g)
+        block.push_back(g);
       layouts.push_back(block);
     }
     for (const auto& mine : layouts) {
@@ -245,7 +283,8 @@ TEST_CASE("checkpoints: rows by global id, read back on another distribution", "
       REQUIRE(r.modes.size() == mine.size() * nmodes);
       std::size_t bad = 0;
       for (std::size_t i = 0; i < mine.size(); ++i)
-        for (int m = 0; m < nmodes; ++m) bad += r.modes[i * nmodes + std::size_t(m)] != value(mine[i], m);
+        for (int m = 0; m < nmodes; ++m)
+          bad += r.modes[i * nmodes + std::size_t(m)] != value(mine[i], m);
       CHECK(bad == 0);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -256,7 +295,8 @@ TEST_CASE("checkpoints: missing, foreign and mismatched files are input errors",
   const int rank = comm_rank(), size = comm_size();
   const std::string dir = test_dir("ckpt_errors");
   std::vector<std::int64_t> mine;
-  for (std::int64_t g = rank; g < 2 * size; g += size) mine.push_back(g);
+  for (std::int64_t g = rank; g < 2 * size; g += size)
+    mine.push_back(g);
 
   auto e = input_error_of([&] { dg::io::read_checkpoint(MPI_COMM_WORLD, dir + "/none.h5", mine); });
   CHECK(e == dir + "/none.h5: no such checkpoint file");
@@ -309,9 +349,7 @@ TEST_CASE("CSV log: rank 0 writes full-precision rows", "[mpi][io]") {
                   "2.0000000000000000e+00,2.0000000000000001e-01,-2.5000000000000000e-300\n"
                   "3.0000000000000000e+00,2.9999999999999999e-01,7.0000000000000000e+00\n");
   }
-  {
-    dg::io::CsvLog log(MPI_COMM_WORLD, dir, "run", {"step", "time", "umax"});
-  }
+  { dg::io::CsvLog log(MPI_COMM_WORLD, dir, "run", {"step", "time", "umax"}); }
   MPI_Barrier(MPI_COMM_WORLD);
   if (comm_rank() == 0) CHECK(slurp(dir + "/run.csv") == "step,time,umax\n");
 }

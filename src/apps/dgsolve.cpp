@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
         if (rank == 0) {
           if (cl.version) std::printf("%s\n", dg::version_string("dgsolve").c_str());
           if (cl.help) std::printf("%s", dg::io::dgsolve_help().c_str());
+          if (cl.help_input) std::printf("%s", dg::io::config_reference_markdown().c_str());
         }
       } else {
         dg::io::Config cfg = dg::io::load_config(cl.input, cl.overrides);

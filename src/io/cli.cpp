@@ -42,7 +42,8 @@ CommandLine parse_command_line(int argc, char** argv) {
     } else if (option_value(arg, "--set", argc, argv, i, value)) {
       const auto eq = value.find('=');
       if (eq == std::string::npos || eq == 0)
-        DG_INPUT_ERROR("dgsolve: --set " << value << ": expected KEY=VALUE, e.g. --set time.cfl=0.4");
+        DG_INPUT_ERROR("dgsolve: --set " << value
+                                         << ": expected KEY=VALUE, e.g. --set time.cfl=0.4");
       cl.overrides.push_back(value);
     } else if (option_value(arg, "--restart", argc, argv, i, value)) {
       if (value.empty()) DG_INPUT_ERROR("dgsolve: --restart needs a file name" << kSeeHelp);

@@ -86,7 +86,8 @@ bool to_long(const YAML::Node& n, long& v) {
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j)
@@ -108,7 +109,8 @@ std::string nearest(const std::string& word, const std::vector<std::string>& can
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  for (std::size_t i = 0; i < v.size(); ++i)
+    s += (i ? sep : "") + v[i];
   return s;
 }
 
@@ -153,10 +155,18 @@ struct Range {
   }
 };
 
-Range any() { return {}; }
-Range positive() { return {0.0, std::numeric_limits<double>::infinity(), true, false}; }
-Range nonnegative() { return {0.0, std::numeric_limits<double>::infinity(), false, false}; }
-Range closed(double lo, double hi) { return {lo, hi, false, false}; }
+Range any() {
+  return {};
+}
+Range positive() {
+  return {0.0, std::numeric_limits<double>::infinity(), true, false};
+}
+Range nonnegative() {
+  return {0.0, std::numeric_limits<double>::infinity(), false, false};
+}
+Range closed(double lo, double hi) {
+  return {lo, hi, false, false};
+}
 
 struct Key {
   std::string path;
@@ -233,8 +243,8 @@ Key choice_key(std::string path, Get get, std::vector<std::string> choices, std:
         if (edit_distance(near, n.Scalar()) <= std::max<std::size_t>(2, near.size() / 3))
           hint = " (did you mean " + near + "?)";
       }
-      DG_INPUT_ERROR(o.where(path, n) << ": " << path << " = " << show(n) << ": must be "
-                                      << valid << hint);
+      DG_INPUT_ERROR(o.where(path, n)
+                     << ": " << path << " = " << show(n) << ": must be " << valid << hint);
     }
     get(c) = n.Scalar();
   };
@@ -273,124 +283,134 @@ const std::vector<Key>& schema() {
   static const std::vector<Key> keys = [] {
     std::vector<Key> k;
     // mesh
-    k.push_back(string_key("mesh.file", [](auto& c) -> auto& { return c.mesh.file; }, true,
+    k.push_back(string_key(
+        "mesh.file", [](auto& c) -> auto& { return c.mesh.file; }, true,
         "HDF5 mesh written by dgmesh; relative paths are tried in the working directory, then "
         "beside the YAML file. Give exactly one of mesh.file and mesh.box"));
-    k.push_back(string_key("mesh.box", [](auto& c) -> auto& { return c.mesh.box; }, true,
+    k.push_back(string_key(
+        "mesh.box", [](auto& c) -> auto& { return c.mesh.box; }, true,
         "dgmesh flags; the mesh is generated in memory, e.g. \"-nx 8 -periodic xyz\""));
     // discretization
-    k.push_back(integer_key("discretization.order",
-        [](auto& c) -> auto& { return c.discretization.order; }, closed(1, DG_MAX_ORDER),
+    k.push_back(integer_key(
+        "discretization.order", [](auto& c) -> auto& { return c.discretization.order; },
+        closed(1, DG_MAX_ORDER),
         "polynomial degree p in each direction: (p+1)^3 modes per element"));
-    k.push_back(integer_key("discretization.quadrature_points",
+    k.push_back(integer_key(
+        "discretization.quadrature_points",
         [](auto& c) -> auto& { return c.discretization.quadrature_points; }, closed(0, 32),
         "Gauss points q per direction; 0 means p+2, otherwise at least p+1"));
-    k.push_back(choice_key("discretization.mass",
-        [](auto& c) -> auto& { return c.discretization.mass; },
+    k.push_back(choice_key(
+        "discretization.mass", [](auto& c) -> auto& { return c.discretization.mass; },
         {"weight_adjusted", "exact"},
         "inverse mass on curved elements: matrix-free weight-adjusted or exact (Cholesky)"));
-    k.push_back(choice_key("discretization.operator",
-        [](auto& c) -> auto& { return c.discretization.op; },
+    k.push_back(choice_key(
+        "discretization.operator", [](auto& c) -> auto& { return c.discretization.op; },
         {"matrix_free", "element_matrix"},
         "apply the operator by sum factorisation or by assembled element matrices"));
-    k.push_back(choice_key("discretization.geometry",
-        [](auto& c) -> auto& { return c.discretization.geometry; },
+    k.push_back(choice_key(
+        "discretization.geometry", [](auto& c) -> auto& { return c.discretization.geometry; },
         {"auto", "affine", "curved"},
         "metric terms: detect per element, force one Jacobian per element, or per point"));
     // physics
-    k.push_back(choice_key("physics.velocity_field",
-        [](auto& c) -> auto& { return c.physics.velocity_field; },
+    k.push_back(choice_key(
+        "physics.velocity_field", [](auto& c) -> auto& { return c.physics.velocity_field; },
         {"constant", "rotation"}, "advection velocity a(x): constant, or solid rotation about z"));
-    k.push_back(vector3_key("physics.velocity",
-        [](auto& c) -> auto& { return c.physics.velocity; }, false,
+    k.push_back(vector3_key(
+        "physics.velocity", [](auto& c) -> auto& { return c.physics.velocity; }, false,
         "constant advection velocity (velocity_field: constant)"));
-    k.push_back(number_key("physics.angular_velocity",
-        [](auto& c) -> auto& { return c.physics.angular_velocity; }, any(),
-        "angular velocity of the rotation about z (velocity_field: rotation)"));
-    k.push_back(vector3_key("physics.rotation_center",
-        [](auto& c) -> auto& { return c.physics.rotation_center; }, false,
-        "a point on the rotation axis (velocity_field: rotation)"));
-    k.push_back(number_key("physics.diffusivity",
-        [](auto& c) -> auto& { return c.physics.diffusivity; }, nonnegative(),
-        "diffusivity nu; 0 gives pure advection"));
-    k.push_back(number_key("physics.penalty",
-        [](auto& c) -> auto& { return c.physics.penalty; }, positive(),
+    k.push_back(number_key(
+        "physics.angular_velocity", [](auto& c) -> auto& { return c.physics.angular_velocity; },
+        any(), "angular velocity of the rotation about z (velocity_field: rotation)"));
+    k.push_back(vector3_key(
+        "physics.rotation_center", [](auto& c) -> auto& { return c.physics.rotation_center; },
+        false, "a point on the rotation axis (velocity_field: rotation)"));
+    k.push_back(number_key(
+        "physics.diffusivity", [](auto& c) -> auto& { return c.physics.diffusivity; },
+        nonnegative(), "diffusivity nu; 0 gives pure advection"));
+    k.push_back(number_key(
+        "physics.penalty", [](auto& c) -> auto& { return c.physics.penalty; }, positive(),
         "SIPG penalty factor eta (scaled as in docs/design.md)"));
     // initial condition
-    k.push_back(choice_key("initial.type",
-        [](auto& c) -> auto& { return c.initial.type; },
+    k.push_back(choice_key(
+        "initial.type", [](auto& c) -> auto& { return c.initial.type; },
         {"fourier", "gaussian", "constant", "zero"},
         "initial condition (and exact solution where known)"));
-    k.push_back(number_key("initial.amplitude",
-        [](auto& c) -> auto& { return c.initial.amplitude; }, any(),
+    k.push_back(number_key(
+        "initial.amplitude", [](auto& c) -> auto& { return c.initial.amplitude; }, any(),
         "amplitude of the fourier mode or gaussian"));
-    k.push_back(vector3_key("initial.wavenumber",
-        [](auto& c) -> auto& { return c.initial.wavenumber; }, true,
+    k.push_back(vector3_key(
+        "initial.wavenumber", [](auto& c) -> auto& { return c.initial.wavenumber; }, true,
         "fourier wavenumbers, in units of 2 pi / L per direction"));
-    k.push_back(vector3_key("initial.center",
-        [](auto& c) -> auto& { return c.initial.center; }, false,
+    k.push_back(vector3_key(
+        "initial.center", [](auto& c) -> auto& { return c.initial.center; }, false,
         "centre of the gaussian"));
-    k.push_back(number_key("initial.width",
-        [](auto& c) -> auto& { return c.initial.width; }, positive(),
+    k.push_back(number_key(
+        "initial.width", [](auto& c) -> auto& { return c.initial.width; }, positive(),
         "standard deviation of the gaussian"));
-    k.push_back(number_key("initial.value",
-        [](auto& c) -> auto& { return c.initial.value; }, any(),
+    k.push_back(number_key(
+        "initial.value", [](auto& c) -> auto& { return c.initial.value; }, any(),
         "value of the constant initial condition"));
     // boundary
-    k.push_back(choice_key("boundary.default",
-        [](auto& c) -> auto& { return c.boundary.default_kind; },
+    k.push_back(choice_key(
+        "boundary.default", [](auto& c) -> auto& { return c.boundary.default_kind; },
         {"dirichlet", "outflow"},
         "condition on every non-periodic boundary face without its own entry; dirichlet uses "
         "the exact solution"));
     for (int f = 0; f < 6; ++f)
-      k.push_back(choice_key(std::string("boundary.") + kBoxTags[f],
-          [f](auto& c) -> auto& { return c.boundary.kind[f]; },
-          {"dirichlet", "outflow"},
+      k.push_back(choice_key(
+          std::string("boundary.") + kBoxTags[f],
+          [f](auto& c) -> auto& { return c.boundary.kind[f]; }, {"dirichlet", "outflow"},
           std::string("condition on the box face tagged ") + kBoxTags[f] +
               " (default: boundary.default)"));
     // time
-    k.push_back(choice_key("time.integrator",
-        [](auto& c) -> auto& { return c.time.integrator; },
+    k.push_back(choice_key(
+        "time.integrator", [](auto& c) -> auto& { return c.time.integrator; },
         {"lsrk54", "ssprk3", "rk4"},
         "Runge-Kutta scheme: low-storage Carpenter-Kennedy 5-stage 4th order, SSP-RK3, "
         "classical RK4"));
-    k.push_back(number_key("time.cfl", [](auto& c) -> auto& { return c.time.cfl; },
-        Range{0, 10, true, false}, "CFL number of the time-step rule (advective and diffusive)"));
-    k.push_back(number_key("time.dt", [](auto& c) -> auto& { return c.time.dt; },
-        nonnegative(), "fixed time step; > 0 overrides the CFL rule, 0 uses it"));
-    k.push_back(number_key("time.final_time",
-        [](auto& c) -> auto& { return c.time.final_time; }, positive(),
+    k.push_back(number_key(
+        "time.cfl", [](auto& c) -> auto& { return c.time.cfl; }, Range{0, 10, true, false},
+        "CFL number of the time-step rule (advective and diffusive)"));
+    k.push_back(number_key(
+        "time.dt", [](auto& c) -> auto& { return c.time.dt; }, nonnegative(),
+        "fixed time step; > 0 overrides the CFL rule, 0 uses it"));
+    k.push_back(number_key(
+        "time.final_time", [](auto& c) -> auto& { return c.time.final_time; }, positive(),
         "end time of the run (the last step is shortened to land on it)"));
-    k.push_back(integer_key("time.steps", [](auto& c) -> auto& { return c.time.steps; },
-        nonnegative(), "if > 0, run exactly this many steps instead of up to final_time"));
+    k.push_back(integer_key(
+        "time.steps", [](auto& c) -> auto& { return c.time.steps; }, nonnegative(),
+        "if > 0, run exactly this many steps instead of up to final_time"));
     // output
-    k.push_back(string_key("output.directory",
-        [](auto& c) -> auto& { return c.output.directory; }, false,
+    k.push_back(string_key(
+        "output.directory", [](auto& c) -> auto& { return c.output.directory; }, false,
         "directory for snapshots, checkpoints and CSV logs (created if missing)"));
-    k.push_back(string_key("output.name", [](auto& c) -> auto& { return c.output.name; },
-        false, "stem of every output file: NAME.xdmf, NAME_00000.h5, NAME.csv, ..."));
-    k.push_back(number_key("output.interval",
-        [](auto& c) -> auto& { return c.output.interval; }, nonnegative(),
+    k.push_back(string_key(
+        "output.name", [](auto& c) -> auto& { return c.output.name; }, false,
+        "stem of every output file: NAME.xdmf, NAME_00000.h5, NAME.csv, ..."));
+    k.push_back(number_key(
+        "output.interval", [](auto& c) -> auto& { return c.output.interval; }, nonnegative(),
         "snapshot every this much simulated time; 0 writes the initial and final states only"));
-    k.push_back(integer_key("output.subdivisions",
-        [](auto& c) -> auto& { return c.output.subdivisions; }, closed(0, 32),
-        "linear sub-hexes per direction and element in snapshots; 0 means p"));
-    k.push_back(bool_key("output.snapshots",
-        [](auto& c) -> auto& { return c.output.snapshots; }, "write HDF5+XDMF snapshots"));
-    k.push_back(integer_key("output.progress_every",
-        [](auto& c) -> auto& { return c.output.progress_every; }, nonnegative(),
-        "steps between progress lines; 0 chooses about 20 lines per run"));
-    k.push_back(bool_key("output.quiet", [](auto& c) -> auto& { return c.output.quiet; },
+    k.push_back(integer_key(
+        "output.subdivisions", [](auto& c) -> auto& { return c.output.subdivisions; },
+        closed(0, 32), "linear sub-hexes per direction and element in snapshots; 0 means p"));
+    k.push_back(bool_key(
+        "output.snapshots", [](auto& c) -> auto& { return c.output.snapshots; },
+        "write HDF5+XDMF snapshots"));
+    k.push_back(integer_key(
+        "output.progress_every", [](auto& c) -> auto& { return c.output.progress_every; },
+        nonnegative(), "steps between progress lines; 0 chooses about 20 lines per run"));
+    k.push_back(bool_key(
+        "output.quiet", [](auto& c) -> auto& { return c.output.quiet; },
         "suppress progress lines (as --quiet)"));
-    k.push_back(integer_key("output.checkpoint_steps",
-        [](auto& c) -> auto& { return c.output.checkpoint_steps; }, nonnegative(),
-        "write a checkpoint every this many steps; 0 disables"));
-    k.push_back(number_key("output.checkpoint_time",
-        [](auto& c) -> auto& { return c.output.checkpoint_time; }, nonnegative(),
-        "write a checkpoint every this much simulated time; 0 disables"));
+    k.push_back(integer_key(
+        "output.checkpoint_steps", [](auto& c) -> auto& { return c.output.checkpoint_steps; },
+        nonnegative(), "write a checkpoint every this many steps; 0 disables"));
+    k.push_back(number_key(
+        "output.checkpoint_time", [](auto& c) -> auto& { return c.output.checkpoint_time; },
+        nonnegative(), "write a checkpoint every this much simulated time; 0 disables"));
     // parallel
-    k.push_back(bool_key("parallel.gpu_aware_mpi",
-        [](auto& c) -> auto& { return c.parallel.gpu_aware_mpi; },
+    k.push_back(bool_key(
+        "parallel.gpu_aware_mpi", [](auto& c) -> auto& { return c.parallel.gpu_aware_mpi; },
         "hand device buffers to MPI directly (needs a GPU-aware MPI)"));
     return k;
   }();
@@ -444,9 +464,9 @@ void walk(const YAML::Node& map, const std::string& prefix, Config& cfg, const O
     const YAML::Node key = it->first;
     const YAML::Node value = it->second;
     if (!key.IsScalar())
-      DG_INPUT_ERROR(mark_of(origin.source, key) << ": " << (prefix.empty() ? "(top level)" : prefix)
-                                                 << ": keys must be plain names, got "
-                                                 << show(key));
+      DG_INPUT_ERROR(mark_of(origin.source, key)
+                     << ": " << (prefix.empty() ? "(top level)" : prefix)
+                     << ": keys must be plain names, got " << show(key));
     const std::string path = prefix.empty() ? key.Scalar() : prefix + "." + key.Scalar();
     if (!here.insert(key.Scalar()).second)
       DG_INPUT_ERROR(mark_of(origin.source, key)
@@ -454,9 +474,9 @@ void walk(const YAML::Node& map, const std::string& prefix, Config& cfg, const O
     if (is_section(path)) {
       if (value.IsNull()) continue; // "time:" with nothing below: all defaults
       if (!value.IsMap())
-        DG_INPUT_ERROR(origin.where(path, value) << ": " << path << " = " << show(value)
-                                                 << ": must be a map of keys (" << path
-                                                 << ".KEY: VALUE)");
+        DG_INPUT_ERROR(origin.where(path, value)
+                       << ": " << path << " = " << show(value) << ": must be a map of keys ("
+                       << path << ".KEY: VALUE)");
       walk(value, path, cfg, origin, parse_values);
     } else if (const Key* k = find_key(path)) {
       if (parse_values) k->parse(cfg, value, origin);
@@ -476,8 +496,9 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
   const std::string value_text = text.substr(eq + 1);
   if (!find_key(path)) {
     if (is_section(path))
-      DG_INPUT_ERROR(source << ": --set " << path << ": is a section, not a key; set one of its "
-                                                     "keys, e.g. "
+      DG_INPUT_ERROR(source << ": --set " << path
+                            << ": is a section, not a key; set one of its "
+                               "keys, e.g. "
                             << nearest(path + ".", all_names()));
     DG_INPUT_ERROR(source << ": --set " << path << ": unknown key; did you mean "
                           << nearest(path, all_names()) << "?");
@@ -500,9 +521,9 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
     sec = root[section];
   }
   if (!sec.IsMap())
-    DG_INPUT_ERROR(mark_of(source, sec) << ": " << section << " = " << show(sec)
-                                        << ": must be a map of keys (" << section
-                                        << ".KEY: VALUE)");
+    DG_INPUT_ERROR(mark_of(source, sec)
+                   << ": " << section << " = " << show(sec) << ": must be a map of keys ("
+                   << section << ".KEY: VALUE)");
   sec[leaf] = value;
   overridden.insert(path);
 }
@@ -529,12 +550,13 @@ void cross_checks(const Config& c, const YAML::Node& root, const Origin& o) {
   if (has_file == has_box) {
     if (has_file) {
       const YAML::Node n = node("mesh", "box");
-      DG_INPUT_ERROR(o.where("mesh.box", n) << ": mesh.file = " << c.mesh.file << ", mesh.box = "
-                                            << c.mesh.box
-                                            << ": must give exactly one of mesh.file and mesh.box");
+      DG_INPUT_ERROR(o.where("mesh.box", n)
+                     << ": mesh.file = " << c.mesh.file << ", mesh.box = " << c.mesh.box
+                     << ": must give exactly one of mesh.file and mesh.box");
     }
-    DG_INPUT_ERROR(o.source << ": mesh: missing: must give exactly one of mesh.file and mesh.box "
-                               "(a dgmesh HDF5 file, or dgmesh flags such as \"-nx 8 -periodic xyz\")");
+    DG_INPUT_ERROR(
+        o.source << ": mesh: missing: must give exactly one of mesh.file and mesh.box "
+                    "(a dgmesh HDF5 file, or dgmesh flags such as \"-nx 8 -periodic xyz\")");
   }
 }
 
@@ -551,7 +573,8 @@ Config parse_config(const std::string& yaml_text, const std::string& source,
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
     if (!e.mark.is_null())
-      DG_INPUT_ERROR(source << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": " << one_line(e.msg) << " (YAML syntax)");
+      DG_INPUT_ERROR(source << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": "
+                            << one_line(e.msg) << " (YAML syntax)");
     DG_INPUT_ERROR(source << ": " << one_line(e.msg) << " (YAML syntax)");
   }
   if (root.IsNull() || !root.IsDefined()) root = YAML::Node(YAML::NodeType::Map);
@@ -569,7 +592,8 @@ Config parse_config(const std::string& yaml_text, const std::string& source,
   }
 
   Origin origin{source, {}};
-  for (const auto& o : overrides) apply_override(root, o, source, origin.overridden);
+  for (const auto& o : overrides)
+    apply_override(root, o, source, origin.overridden);
 
   Config cfg;
   cfg.source = source;
@@ -594,12 +618,23 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   text << in.rdbuf();
   Config cfg = parse_config(text.str(), path, overrides);
 
-  // mesh.file: relative to the working directory, else beside the YAML file.
-  if (!cfg.mesh.file.empty() && fs::path(cfg.mesh.file).is_relative()) {
+  // mesh.file: relative to the working directory, else beside the YAML file; missing is an
+  // input error here, before any rank starts reading meshes.
+  if (!cfg.mesh.file.empty()) {
     std::error_code ec;
-    if (!fs::exists(cfg.mesh.file, ec)) {
-      const fs::path beside = fs::path(path).parent_path() / cfg.mesh.file;
-      if (fs::exists(beside, ec)) cfg.mesh.file = beside.string();
+    const fs::path given(cfg.mesh.file);
+    const fs::path beside = fs::path(path).parent_path() / given;
+    if (fs::exists(given, ec)) {
+      // as given
+    } else if (given.is_relative() && fs::exists(beside, ec)) {
+      cfg.mesh.file = beside.string();
+    } else {
+      const std::string dir = fs::path(path).parent_path().string();
+      DG_INPUT_ERROR(path << ": mesh.file = " << cfg.mesh.file << ": no such file"
+                          << (given.is_relative() && !dir.empty()
+                                  ? " (looked in the working directory and in " + dir + ")"
+                                  : std::string())
+                          << "; write one with dgmesh, or give mesh.box instead");
     }
   }
   return cfg;
@@ -617,15 +652,16 @@ std::string config_reference_markdown() {
     // '|' would break the table.
     for (auto& ch : desc)
       if (ch == '|') ch = '/';
-    os << "| `" << k.path << "` | " << k.type << " | `" << def << "` | " << k.valid << " | "
-       << desc << " |\n";
+    os << "| `" << k.path << "` | " << k.type << " | `" << def << "` | " << k.valid << " | " << desc
+       << " |\n";
   }
   return os.str();
 }
 
 std::vector<std::string> config_keys() {
   std::vector<std::string> keys;
-  for (const auto& k : schema()) keys.push_back(k.path);
+  for (const auto& k : schema())
+    keys.push_back(k.path);
   return keys;
 }
 

@@ -179,7 +179,8 @@ std::vector<std::pair<hsize_t, hsize_t>> runs_of(const std::vector<std::int64_t>
   std::vector<std::pair<hsize_t, hsize_t>> runs;
   for (std::size_t i = 0; i < sorted_rows.size();) {
     std::size_t j = i + 1;
-    while (j < sorted_rows.size() && sorted_rows[j] == sorted_rows[j - 1] + 1) ++j;
+    while (j < sorted_rows.size() && sorted_rows[j] == sorted_rows[j - 1] + 1)
+      ++j;
     runs.emplace_back(hsize_t(sorted_rows[i]), hsize_t(j - i));
     i = j;
   }
@@ -205,16 +206,16 @@ void write_rows(const SharedFile& f, const char* name, hid_t type, hsize_t nrows
     dset = checked(H5Dcreate2(f.file, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                    H5Dclose, std::string("create dataset ") + name);
   else
-    dset = checked(H5Dopen2(f.file, name, H5P_DEFAULT), H5Dclose,
-                   std::string("open dataset ") + name);
+    dset =
+        checked(H5Dopen2(f.file, name, H5P_DEFAULT), H5Dclose, std::string("open dataset ") + name);
   hsize_t selected = 0;
   if (runs.empty()) {
     check(H5Sselect_none(filespace), "select nothing");
   } else {
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const hsize_t start[2] = {runs[i].first, 0}, count[2] = {runs[i].second, ncols};
-      check(H5Sselect_hyperslab(filespace, i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start,
-                                nullptr, count, nullptr),
+      check(H5Sselect_hyperslab(filespace, i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, nullptr,
+                                count, nullptr),
             "select rows");
       selected += runs[i].second * (ncols ? ncols : 1);
     }
@@ -240,8 +241,8 @@ void read_rows(hid_t file, bool collective, const char* name, hid_t type, hsize_
   } else {
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const hsize_t start[2] = {runs[i].first, 0}, count[2] = {runs[i].second, ncols};
-      check(H5Sselect_hyperslab(filespace, i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start,
-                                nullptr, count, nullptr),
+      check(H5Sselect_hyperslab(filespace, i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, nullptr,
+                                count, nullptr),
             "select rows");
       selected += runs[i].second * ncols;
     }
@@ -271,20 +272,31 @@ void write_string_attribute(hid_t obj, const char* name, const std::string& valu
   write_attribute(obj, name, type, padded.data());
 }
 
-bool has_attribute(hid_t obj, const char* name) { return H5Aexists(obj, name) > 0; }
+/// Whether `path` is an HDF5 file (H5Fis_hdf5 is deprecated from 1.12 on).
+bool is_hdf5(const std::string& path) {
+#if H5_VERSION_GE(1, 12, 0)
+  return H5Fis_accessible(path.c_str(), H5P_DEFAULT) > 0;
+#else
+  return H5Fis_hdf5(path.c_str()) > 0;
+#endif
+}
+
+bool has_attribute(hid_t obj, const char* name) {
+  return H5Aexists(obj, name) > 0;
+}
 
 template <class T>
 T read_attribute(hid_t obj, const char* name, hid_t type) {
   T value{};
-  H5Id attr = checked(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose,
-                      std::string("open attribute ") + name);
+  H5Id attr =
+      checked(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, std::string("open attribute ") + name);
   check(H5Aread(attr, type, &value), std::string("read attribute ") + name);
   return value;
 }
 
 std::string read_string_attribute(hid_t obj, const char* name) {
-  H5Id attr = checked(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose,
-                      std::string("open attribute ") + name);
+  H5Id attr =
+      checked(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, std::string("open attribute ") + name);
   H5Id ftype = checked(H5Aget_type(attr), H5Tclose, "get an attribute type");
   if (H5Tget_class(ftype) != H5T_STRING)
     throw InternalError(std::string("attribute ") + name + " is not a string");
@@ -329,11 +341,10 @@ void write_shared(MPI_Comm comm, const std::string& path, ParallelIo mode,
     if (ok) {
       try {
         H5Id fapl = file_access(comm, false);
-        H5Id file =
-            rank == 0
-                ? checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
-                          "create " + path)
-                : checked(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose, "open " + path);
+        H5Id file = rank == 0 ? checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl),
+                                        H5Fclose, "create " + path)
+                              : checked(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
+                                        "open " + path);
         body(SharedFile{file, rank == 0, false});
         check(file.close(), "close " + path);
       } catch (const std::exception& e) {
@@ -371,11 +382,20 @@ std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
@@ -410,12 +430,59 @@ SnapshotWriter::SnapshotWriter(MPI_Comm comm, std::string directory, std::string
   n_ = int(std::lround(std::cbrt(double(points_per_element))));
   DG_VERIFY(n_ >= 2 && n_ * n_ * n_ == points_per_element &&
                 (n_ - 1) * (n_ - 1) * (n_ - 1) == cells_per_element,
-            "snapshot lattice: points_per_element = " << points_per_element
-                << " must be n^3 and cells_per_element = " << cells_per_element
-                << " (n-1)^3 with n >= 2");
+            "snapshot lattice: points_per_element = "
+                << points_per_element << " must be n^3 and cells_per_element = "
+                << cells_per_element << " (n-1)^3 with n >= 2");
   DG_VERIFY(nelem_global >= 0, "nelem_global = " << nelem_global);
   MPI_Comm_dup(comm, &comm_);
   create_directory(comm_, directory_);
+  if (rank_of(comm_) == 0) adopt_existing();
+}
+
+void SnapshotWriter::adopt_existing() {
+  // Snapshots of an earlier run in the same directory (a restart continues its collection). Only
+  // files of this writer's size are taken; the first write() drops every index >= its own, so a
+  // fresh run starting at index 0 never lists stale files.
+  QuietHdf5 quiet;
+  const std::string prefix = name_ + "_";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(directory_, ec)) {
+    const std::string f = entry.path().filename().string();
+    if (f.size() <= prefix.size() + 3 || f.compare(0, prefix.size(), prefix) != 0 ||
+        f.compare(f.size() - 3, 3, ".h5") != 0)
+      continue;
+    const std::string digits = f.substr(prefix.size(), f.size() - prefix.size() - 3);
+    if (digits.size() < 5 || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    try {
+      H5Id file = checked(H5Fopen(entry.path().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
+                          "open " + f);
+      Entry e{read_attribute<double>(file, "time", H5T_NATIVE_DOUBLE), f, {}};
+      {
+        H5Id dset = checked(H5Dopen2(file, "coordinates", H5P_DEFAULT), H5Dclose, "open");
+        H5Id space = checked(H5Dget_space(dset), H5Sclose, "space");
+        hsize_t dims[2] = {0, 0};
+        if (H5Sget_simple_extent_ndims(space) != 2) continue;
+        H5Sget_simple_extent_dims(space, dims, nullptr);
+        if (std::int64_t(dims[0]) != nelem_global_ * npts_) continue; // another mesh or lattice
+      }
+      H5G_info_t info;
+      check(H5Gget_info(file, &info), "list " + f);
+      for (hsize_t i = 0; i < info.nlinks; ++i) {
+        char buf[256] = {0};
+        if (H5Lget_name_by_idx(file, ".", H5_INDEX_NAME, H5_ITER_INC, i, buf, sizeof buf,
+                               H5P_DEFAULT) < 0)
+          continue;
+        const std::string link = buf;
+        if (link != "coordinates" && link != "u" && link != "connectivity" && link != "element_id")
+          e.fields.push_back(link);
+      }
+      entries_[std::stoi(digits)] = e;
+    } catch (const std::exception&) {
+      // Not a readable snapshot: leave it out of the collection.
+    }
+  }
 }
 
 SnapshotWriter::~SnapshotWriter() {
@@ -434,11 +501,10 @@ std::string SnapshotWriter::xdmf_path() const {
   return (fs::path(directory_) / (name_ + ".xdmf")).string();
 }
 
-void SnapshotWriter::write(int index, double time, long step,
-                           const std::vector<std::int64_t>& global_ids,
-                           const std::vector<double>& xyz, const std::vector<double>& u,
-                           const std::vector<std::pair<std::string, std::vector<double>>>&
-                               extra_point_fields) {
+void SnapshotWriter::write(
+    int index, double time, long step, const std::vector<std::int64_t>& global_ids,
+    const std::vector<double>& xyz, const std::vector<double>& u,
+    const std::vector<std::pair<std::string, std::vector<double>>>& extra_point_fields) {
   const std::int64_t nlocal = std::int64_t(global_ids.size());
   const std::size_t npts_local = std::size_t(nlocal) * std::size_t(npts_);
   {
@@ -447,6 +513,16 @@ void SnapshotWriter::write(int index, double time, long step,
       err << "snapshot: xyz has " << xyz.size() << " values, expected " << 3 * npts_local;
     else if (u.size() != npts_local)
       err << "snapshot: u has " << u.size() << " values, expected " << npts_local;
+    for (const auto& f : extra_point_fields) {
+      const bool reserved = f.first == "coordinates" || f.first == "u" ||
+                            f.first == "connectivity" || f.first == "element_id";
+      const auto same = std::count_if(extra_point_fields.begin(), extra_point_fields.end(),
+                                      [&](const auto& g) { return g.first == f.first; });
+      if ((f.first.empty() || reserved || same > 1 || f.first.find('/') != std::string::npos) &&
+          err.str().empty())
+        err << "snapshot: field name '" << f.first
+            << "' is empty, reserved, repeated or contains '/'";
+    }
     for (const auto& f : extra_point_fields)
       if (f.second.size() != npts_local && err.str().empty())
         err << "snapshot: field " << f.first << " has " << f.second.size() << " values, expected "
@@ -477,11 +553,11 @@ void SnapshotWriter::write(int index, double time, long step,
       for (int k = 0; k + 1 < n; ++k)
         for (int j = 0; j + 1 < n; ++j)
           for (int i = 0; i + 1 < n; ++i) {
-            const std::int64_t v[8] = {id(i, j, k),         id(i + 1, j, k),
-                                       id(i + 1, j + 1, k), id(i, j + 1, k),
-                                       id(i, j, k + 1),     id(i + 1, j, k + 1),
-                                       id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1)};
-            for (int a = 0; a < 8; ++a) conn[c++] = base + v[a];
+            const std::int64_t v[8] = {
+                id(i, j, k),     id(i + 1, j, k),     id(i + 1, j + 1, k),     id(i, j + 1, k),
+                id(i, j, k + 1), id(i + 1, j, k + 1), id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1)};
+            for (int a = 0; a < 8; ++a)
+              conn[c++] = base + v[a];
           }
     }
   }
@@ -514,7 +590,8 @@ void SnapshotWriter::write(int index, double time, long step,
   if (rank_of(comm_) == 0) {
     entries_.erase(entries_.lower_bound(index), entries_.end());
     Entry entry{time, file_name(index), {}};
-    for (const auto& field : extra_point_fields) entry.fields.push_back(field.first);
+    for (const auto& field : extra_point_fields)
+      entry.fields.push_back(field.first);
     entries_[index] = entry;
     try {
       write_xdmf();
@@ -582,7 +659,8 @@ const char* const kCheckpointFormat = "dgsolve-checkpoint";
 std::vector<std::size_t> by_id(const std::vector<std::int64_t>& ids) {
   std::vector<std::size_t> perm(ids.size());
   std::iota(perm.begin(), perm.end(), std::size_t(0));
-  std::sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+  std::sort(perm.begin(), perm.end(),
+            [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
   return perm;
 }
 
@@ -609,7 +687,8 @@ void write_checkpoint(MPI_Comm comm_in, const std::string& path, const Checkpoin
   std::vector<std::size_t> perm = by_id(data.global_ids);
   {
     std::string err;
-    if (data.nmodes <= 0) err = "checkpoint: nmodes = " + std::to_string(data.nmodes);
+    if (data.nmodes <= 0)
+      err = "checkpoint: nmodes = " + std::to_string(data.nmodes);
     else if (data.modes.size() != nlocal * nm)
       err = "checkpoint: modes has " + std::to_string(data.modes.size()) + " values, expected " +
             std::to_string(nlocal * nm);
@@ -619,10 +698,10 @@ void write_checkpoint(MPI_Comm comm_in, const std::string& path, const Checkpoin
     agree(comm, err, false);
     const std::int64_t total = allsum(comm, std::int64_t(nlocal));
     agree(comm,
-          total == data.nelem_global ? std::string()
-                                     : path + ": ranks hold " + std::to_string(total) +
-                                           " elements, nelem_global = " +
-                                           std::to_string(data.nelem_global),
+          total == data.nelem_global
+              ? std::string()
+              : path + ": ranks hold " + std::to_string(total) +
+                    " elements, nelem_global = " + std::to_string(data.nelem_global),
           false);
   }
   // Rows sorted by id, and their runs in the file.
@@ -684,12 +763,12 @@ CheckpointData read_checkpoint(MPI_Comm comm_in, const std::string& path,
       std::error_code ec;
       if (!fs::exists(path, ec)) {
         error = path + ": no such checkpoint file";
-      } else if (H5Fis_hdf5(path.c_str()) <= 0) {
+      } else if (!is_hdf5(path)) {
         error = path + ": not an HDF5 file (expected a dgsolve checkpoint)";
       } else {
         try {
-          H5Id file = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
-                              "open " + path);
+          H5Id file =
+              checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path);
           if (!has_attribute(file, "format") ||
               read_string_attribute(file, "format") != kCheckpointFormat) {
             error = path + ": not a dgsolve checkpoint (no format = \"" +
@@ -728,10 +807,9 @@ CheckpointData read_checkpoint(MPI_Comm comm_in, const std::string& path,
   const std::vector<std::size_t> perm = by_id(my_global_ids);
   const std::int64_t total = allsum(comm, std::int64_t(my_global_ids.size()));
   agree(comm,
-        total == d.nelem_global
-            ? std::string()
-            : path + ": checkpoint holds " + std::to_string(d.nelem_global) +
-                  " elements, but the mesh has " + std::to_string(total),
+        total == d.nelem_global ? std::string()
+                                : path + ": checkpoint holds " + std::to_string(d.nelem_global) +
+                                      " elements, but the mesh has " + std::to_string(total),
         true);
   {
     std::string err = check_ids(my_global_ids, perm, d.nelem_global);
@@ -740,7 +818,8 @@ CheckpointData read_checkpoint(MPI_Comm comm_in, const std::string& path,
 
   const std::size_t nlocal = my_global_ids.size(), nm = std::size_t(d.nmodes);
   std::vector<std::int64_t> sorted(nlocal);
-  for (std::size_t i = 0; i < nlocal; ++i) sorted[i] = my_global_ids[perm[i]];
+  for (std::size_t i = 0; i < nlocal; ++i)
+    sorted[i] = my_global_ids[perm[i]];
   std::vector<double> rows(nlocal * nm);
   std::string error;
   try {
@@ -785,7 +864,8 @@ CsvLog::CsvLog(MPI_Comm comm, const std::string& directory, const std::string& n
     }
     if (error.empty()) {
       file_ = std::fopen(path_.c_str(), resume ? "a" : "w");
-      if (!file_) error = path_ + ": cannot open for writing";
+      if (!file_)
+        error = path_ + ": cannot open for writing";
       else if (!resume) {
         std::fprintf(file_, "%s\n", line.c_str());
         std::fflush(file_);

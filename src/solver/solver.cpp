@@ -86,8 +86,15 @@ physics::ExactSolution make_exact(const io::Config& cfg, const mesh::HexMesh& me
 Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  mesh_ = cfg.mesh.box.empty() ? mesh::read_mesh(resolve_mesh_path(cfg))
-                               : mesh::generate_box(mesh::parse_box_flags(cfg.mesh.box));
+  if (cfg.mesh.box.empty()) {
+    mesh_ = mesh::read_mesh(resolve_mesh_path(cfg));
+  } else {
+    try {
+      mesh_ = mesh::generate_box(mesh::parse_box_flags(cfg.mesh.box));
+    } catch (const InputError& e) {
+      DG_INPUT_ERROR(cfg.source << ": mesh.box = \"" << cfg.mesh.box << "\": " << e.what());
+    }
+  }
   conn_ = mesh::build_connectivity(mesh_);
   part_ = parallel::distribute(mesh_, conn_, comm_);
   if (static_cast<std::int64_t>(part_.global_ids.size()) == 0)

@@ -30,7 +30,9 @@ enum class ParallelIo { automatic, sequential };
 ///   /element_id (nelem) int64: the global id of each element's block of points;
 ///   attributes time (double), step (int64), index (int).
 /// `DIR/NAME.xdmf` (rank 0, rewritten atomically after each snapshot) is a temporal collection of
-/// every snapshot written so far, referencing the .h5 files by relative name.
+/// every snapshot written so far, referencing the .h5 files by relative name. Snapshots already
+/// in DIR (same NAME and size) are adopted at construction, so a restarted run keeps listing the
+/// earlier ones; each write(index) drops the entries >= index.
 class SnapshotWriter {
 public:
   SnapshotWriter(MPI_Comm comm, std::string directory, std::string name, int points_per_element,
@@ -43,10 +45,10 @@ public:
   /// Writes snapshot `index`. `xyz` is (nlocal, npts, 3), `u` and each extra field
   /// (nlocal, npts), all row-major; nlocal = global_ids.size(). Snapshots with an index >= this
   /// one are dropped from the XDMF collection (a restart rewinds).
-  void write(int index, double time, long step, const std::vector<std::int64_t>& global_ids,
-             const std::vector<double>& xyz, const std::vector<double>& u,
-             const std::vector<std::pair<std::string, std::vector<double>>>& extra_point_fields =
-                 {});
+  void
+  write(int index, double time, long step, const std::vector<std::int64_t>& global_ids,
+        const std::vector<double>& xyz, const std::vector<double>& u,
+        const std::vector<std::pair<std::string, std::vector<double>>>& extra_point_fields = {});
 
   /// File name (without directory) of snapshot `index`: NAME_XXXXX.h5.
   std::string file_name(int index) const;
@@ -59,10 +61,11 @@ private:
     std::vector<std::string> fields;
   };
   void write_xdmf() const;
+  void adopt_existing();
 
   MPI_Comm comm_ = MPI_COMM_NULL; // duplicated: token messages never meet the caller's
   std::string directory_, name_;
-  int n_ = 0;                     // points per direction
+  int n_ = 0; // points per direction
   int npts_ = 0, ncells_ = 0;
   std::int64_t nelem_global_ = 0;
   ParallelIo mode_;
@@ -74,7 +77,7 @@ struct CheckpointData {
   long step = 0;
   int order = 0;
   int nmodes = 0;
-  std::string yaml;                     // the input (after --set) of the run that wrote it
+  std::string yaml; // the input (after --set) of the run that wrote it
   std::int64_t nelem_global = 0;
   std::vector<std::int64_t> global_ids; // this rank's elements
   std::vector<double> modes;            // (nlocal, nmodes), row i belongs to global_ids[i]
