@@ -239,8 +239,10 @@ GlobalDiagnostics Solver::run() {
   const bool tty = isatty(fileno(stdout));
   const std::string checkpoint = out.directory + "/" + out.name + "_checkpoint.h5";
 
+  // Snapshot k is written at t = k * interval (k = 0 at the start of a fresh run).
   int index = out.interval > 0 ? static_cast<int>(std::floor(time_ / out.interval + 1e-9)) : 0;
-  double next_output = out.interval > 0 ? (index + 1) * out.interval : T;
+  if (step_ > 0) ++index; // a restart continues after the snapshot at or before its time
+  double next_output = out.interval > 0 ? (std::floor(time_ / out.interval + 1e-9) + 1) * out.interval : T;
   double next_checkpoint = out.checkpoint_time > 0
                                ? (std::floor(time_ / out.checkpoint_time + 1e-9) + 1) *
                                      out.checkpoint_time
@@ -254,6 +256,7 @@ GlobalDiagnostics Solver::run() {
     if (snapshot && writer && d.finite) {
       write_snapshot(*writer, index);
       last_snapshot = out.directory + "/" + writer->file_name(index);
+      ++index;
     }
     return d;
   };
@@ -278,10 +281,7 @@ GlobalDiagnostics Solver::run() {
     const bool at_progress = (step_ - step0) % every == 0 || last;
     if (at_output || at_progress) {
       d = at_output ? record(true) : diagnostics();
-      if (at_output) {
-        ++index;
-        next_output = (index + 1) * out.interval;
-      }
+      if (at_output) next_output += out.interval;
       const double wall = MPI_Wtime() - wall0;
       const double rate = dofs * rk_->stages() * (step_ - step0) / std::max(wall, 1e-12);
       const double eta = wall / std::max(1e-12, nsteps > 0 ? double(step_ - step0)
