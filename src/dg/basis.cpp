@@ -38,32 +38,27 @@ void gauss_legendre(int q, std::vector<double>& x, std::vector<double>& w) {
   x.assign(q, 0.0);
   w.assign(q, 0.0);
   const double pi = 3.14159265358979323846;
+  // P_q(z) and P_q'(z) by the three-term recurrence.
+  auto legendre_q = [q](double z, double& dp) {
+    double p0 = 1.0, p1 = z;
+    for (int j = 2; j <= q; ++j) {
+      const double pj = ((2.0 * j - 1.0) * z * p1 - (j - 1.0) * p0) / j;
+      p0 = p1;
+      p1 = pj;
+    }
+    const double pq = (q == 1) ? z : p1, pqm1 = (q == 1) ? 1.0 : p0;
+    dp = q * (z * pq - pqm1) / (z * z - 1.0);
+    return pq;
+  };
   for (int k = 0; k < (q + 1) / 2; ++k) {
     double z = std::cos(pi * (k + 0.75) / (q + 0.5));
     double dp = 0.0;
     for (int it = 0; it < 100; ++it) {
-      double p0 = 1.0, p1 = z;
-      for (int j = 2; j <= q; ++j) {
-        const double pj = ((2.0 * j - 1.0) * z * p1 - (j - 1.0) * p0) / j;
-        p0 = p1;
-        p1 = pj;
-      }
-      double pq = (q == 1) ? z : p1, pqm1 = (q == 1) ? 1.0 : p0;
-      dp = q * (z * pq - pqm1) / (z * z - 1.0);
-      const double dz = pq / dp;
+      const double dz = legendre_q(z, dp) / dp;
       z -= dz;
       if (std::fabs(dz) < 1e-16) break;
     }
-    {
-      double p0 = 1.0, p1 = z;
-      for (int j = 2; j <= q; ++j) {
-        const double pj = ((2.0 * j - 1.0) * z * p1 - (j - 1.0) * p0) / j;
-        p0 = p1;
-        p1 = pj;
-      }
-      double pq = (q == 1) ? z : p1, pqm1 = (q == 1) ? 1.0 : p0;
-      dp = q * (z * pq - pqm1) / (z * z - 1.0);
-    }
+    legendre_q(z, dp);
     const double wk = 2.0 / ((1.0 - z * z) * dp * dp);
     x[k] = -z;
     x[q - 1 - k] = z;

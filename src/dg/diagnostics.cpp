@@ -3,6 +3,7 @@
 #include "dg/core/error.hpp"
 #include "dg/dg/operator.hpp"
 #include "dg/dg/sum_factorization.hpp"
+#include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
 
 #include <limits>
@@ -10,27 +11,6 @@
 namespace dg {
 
 namespace {
-KOKKOS_INLINE_FUNCTION void map_and_det(const View3& verts, int e, const double r[3], double x[3],
-                                        double& det) {
-  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-  x[0] = x[1] = x[2] = 0.0;
-  for (int v = 0; v < 8; ++v) {
-    const double sv[3] = {double(hex::vertex_sign(v, 0)), double(hex::vertex_sign(v, 1)),
-                          double(hex::vertex_sign(v, 2))};
-    const double f[3] = {1.0 + sv[0] * r[0], 1.0 + sv[1] * r[1], 1.0 + sv[2] * r[2]};
-    const double N = 0.125 * f[0] * f[1] * f[2];
-    const double dN[3] = {0.125 * sv[0] * f[1] * f[2], 0.125 * f[0] * sv[1] * f[2],
-                          0.125 * f[0] * f[1] * sv[2]};
-    for (int i = 0; i < 3; ++i) {
-      x[i] += N * verts(e, v, i);
-      for (int j = 0; j < 3; ++j) J[i][j] += verts(e, v, i) * dN[j];
-    }
-  }
-  det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-        J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-        J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-}
-
 View1 points_view(const std::vector<double>& x) {
   View1 d("dg::points", x.size());
   auto h = Kokkos::create_mirror_view(d);
@@ -83,7 +63,7 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
             const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
             const double r[3] = {x(a), x(b), x(c)};
             double xp[3], det;
-            map_and_det(verts, e, r, xp, det);
+            trilinear_map(verts, e, r, xp, &det);
             V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * (exact(xp, t) - V[pt]);
           });
           team.team_barrier();
@@ -136,7 +116,7 @@ Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSol
           const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
           const double r[3] = {x(a), x(b), x(c)};
           double xp[3], det;
-          map_and_det(verts, e, r, xp, det);
+          trilinear_map(verts, e, r, xp, &det);
           const double wd = tb.w(a) * tb.w(b) * tb.w(c) * det;
           const double err = with_error ? V[pt] - exact(xp, t) : 0.0;
           xerr2 += wd * err * err;
@@ -171,7 +151,7 @@ Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSol
                 const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
                 const double r[3] = {x(a), x(b), x(c)};
                 double xp[3], det;
-                map_and_det(verts, e, r, xp, det);
+                trilinear_map(verts, e, r, xp, &det);
                 const double err = math::fabs(V[pt] - exact(xp, t));
                 if (!(err <= m)) m = err; // also propagates NaN
               }
@@ -246,7 +226,7 @@ void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
           const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
           const double r[3] = {x(a), x(b), x(c)};
           double xp[3], det;
-          map_and_det(verts, e, r, xp, det);
+          trilinear_map(verts, e, r, xp, &det);
           vals(e, pt) = V[pt];
           for (int d = 0; d < 3; ++d) xyz(e, pt, d) = xp[d];
         });

@@ -5,21 +5,12 @@
 
 #include "dg/core/error.hpp"
 #include "dg/dg/sum_factorization.hpp"
+#include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
 
 namespace dg {
 
 namespace {
-
-/// Trilinear map of the element's 8 vertices at reference point r.
-KOKKOS_INLINE_FUNCTION void trilinear(const View3& verts, int e, const double r[3], double x[3]) {
-  x[0] = x[1] = x[2] = 0.0;
-  for (int v = 0; v < 8; ++v) {
-    const double N = 0.125 * (1.0 + hex::vertex_sign(v, 0) * r[0]) *
-                     (1.0 + hex::vertex_sign(v, 1) * r[1]) * (1.0 + hex::vertex_sign(v, 2) * r[2]);
-    for (int d = 0; d < 3; ++d) x[d] += N * verts(e, v, d);
-  }
-}
 
 int cube(int n) { return n * n * n; }
 KOKKOS_INLINE_FUNCTION int max_pq(int P, int Q) { return P > Q ? P : Q; }
@@ -135,7 +126,7 @@ struct RhsKernel {
       } else {
         const double r[3] = {x(a), x(b), x(c)};
         double xp[3];
-        trilinear(verts, e, r, xp);
+        trilinear_map(verts, e, r, xp);
         pde.advection.velocity(xp, vel);
       }
       const double uq = V[pt];
@@ -173,7 +164,7 @@ struct RhsKernel {
           r[d] = s ? 1.0 : -1.0;
           r[ta] = x(i);
           r[tb] = x(j);
-          trilinear(verts, e, r, xp);
+          trilinear_map(verts, e, r, xp);
         }
         if (type == face_local || type == face_ghost) {
           int ip, jp;
