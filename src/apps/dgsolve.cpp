@@ -7,7 +7,7 @@
 #include "dg/io/config.hpp"
 #include "dg/solver.hpp"
 
-#include <Kokkos_Core.hpp>
+#include "dg/core/kokkos.hpp"
 #include <mpi.h>
 
 #include <cstdio>
@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &error_comm);
   int status = 0;
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    dg::KokkosScope kokkos(argc, argv);
     try {
       const int launched = dg::launcher_size();
       if (launched > 0 && launched != size)

@@ -50,3 +50,15 @@ constexpr double pi = 3.14159265358979323846;
 } // namespace math
 
 } // namespace dg
+
+namespace dg {
+/// Initialises Kokkos for the lifetime of the object, handing it only the --kokkos-* arguments
+/// (Kokkos 3.4 would also act on a bare --help and print its own help instead of ours).
+class KokkosScope {
+public:
+  KokkosScope(int argc, char** argv);
+  ~KokkosScope();
+  KokkosScope(const KokkosScope&) = delete;
+  KokkosScope& operator=(const KokkosScope&) = delete;
+};
+} // namespace dg
