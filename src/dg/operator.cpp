@@ -75,6 +75,8 @@ struct RhsKernel {
   View4 fgeo, trace;
   IView2 ftype, nbr, nbr_face, orient;
   View2 tau;
+  View2 vol;  // precomputed volume term (element-matrix mode) or empty
+  View3 minv; // dense mass inverse or empty
   IView1 elems;
   View1 x; // quadrature points
   physics::AdvectionDiffusion pde;
@@ -100,13 +102,28 @@ struct RhsKernel {
     double* F = alloc(4 * Q2);
     const double nu = pde.diffusion.nu;
     const bool diffusion = nu > 0.0;
-    const double* Bp = B.data();
-    const double* Dp = D.data();
 
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { U[m] = u(e, m); });
     team.team_barrier();
 
-    // Volume: values and reference gradients at the quadrature points.
+    if (vol.extent(0) > 0) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { R[m] = vol(e, m); });
+      team.team_barrier();
+    } else {
+      volume_term(team, e, U, R, V, T1, T2, diffusion, nu);
+    }
+    faces(team, e, R, T1, T2, F, diffusion, nu);
+    inverse_mass(team, e, R, V, T1, T2);
+    epilogue(team, e, R);
+  }
+
+  KOKKOS_INLINE_FUNCTION void volume_term(const TeamMember& team, int e, double* U, double* R,
+                                          double* V, double* T1, double* T2, bool diffusion,
+                                          double nu) const {
+    const int Q3 = Q * Q * Q, Q2 = Q * Q;
+    const double* Bp = B.data();
+    const double* Dp = D.data();
+    // Values and reference gradients at the quadrature points.
     sf::backward(team, U, V, T1, T2, P, Q, Bp, Bp, Bp);
     if (diffusion) {
       sf::backward(team, U, V + Q3, T1, T2, P, Q, Dp, Bp, Bp);
@@ -144,8 +161,13 @@ struct RhsKernel {
     sf::inner(team, V + Q3, R, T1, T2, P, Q, Dp, Bp, Bp);
     sf::inner(team, V + 2 * Q3, R, T1, T2, P, Q, Bp, Dp, Bp, true);
     sf::inner(team, V + 3 * Q3, R, T1, T2, P, Q, Bp, Bp, Dp, true);
+  }
 
-    // Faces.
+  KOKKOS_INLINE_FUNCTION void faces(const TeamMember& team, int e, double* R, double* T1,
+                                    double* T2, double* F, bool diffusion, double nu) const {
+    const int Q2 = Q * Q;
+    const double* Bp = B.data();
+    const double* Dp = D.data();
     for (int f = 0; f < 6; ++f) {
       const int s = f % 2, d = f / 2;
       int ta, tb;
@@ -208,8 +230,23 @@ struct RhsKernel {
       }
     }
 
-    // Inverse mass matrix.
-    if (affine) {
+  }
+
+  KOKKOS_INLINE_FUNCTION void inverse_mass(const TeamMember& team, int e, double* R, double* V,
+                                           double* T1, double* T2) const {
+    const int P3 = P * P * P, Q2 = Q * Q, Q3 = Q * Q * Q;
+    const double* Bp = B.data();
+    if (minv.extent(0) > 0) {
+      // V holds a copy of the right-hand side while R receives minv(e) * rhs.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { V[m] = R[m]; });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int i) {
+        double s = 0.0;
+        for (int j = 0; j < P3; ++j) s += minv(e, i, j) * V[j];
+        R[i] = s;
+      });
+      team.team_barrier();
+    } else if (affine) {
       const double inv = 1.0 / vgeo(e, 0, 9);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { R[m] *= inv; });
       team.team_barrier();
@@ -222,8 +259,10 @@ struct RhsKernel {
       team.team_barrier();
       sf::inner(team, V, R, T1, T2, P, Q, Bp, Bp, Bp);
     }
+  }
 
-    // Epilogue.
+  KOKKOS_INLINE_FUNCTION void epilogue(const TeamMember& team, int e, const double* R) const {
+    const int P3 = P * P * P;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
       if (ep.mode == Epilogue::store) {
         out(e, m) = R[m];
@@ -281,7 +320,8 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) const 
   const size_t bytes = rhs_scratch_bytes(b.P, b.Q);
   RhsKernel k{b.u,        b.reg,  ep.out,     b.tables.w, b.tables.B, b.tables.D, b.tables.E,
               b.tables.dE, b.verts, b.vgeo,    b.ghost,    b.fgeo,     b.trace,    b.ftype,
-              b.nbr,      b.nbr_face, b.orient, b.tau,     elems,      points_,    pde_,
+              b.nbr,      b.nbr_face, b.orient, b.tau,     vol_,       minv_,      elems,
+              points_,    pde_,
               bc_,        t,      ep,         b.P,        b.Q,        b.affine,   bytes};
   Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes), k);
 }

@@ -33,6 +33,14 @@ public:
   /// Both steps for every element of a block without ghosts (single rank).
   void apply_all(double t, const Epilogue& ep) const;
 
+  /// Element-matrix mode (dg/integration): when set, the kernel takes the volume term
+  /// int_K grad(phi) . F of element e from vol(e, :) (computed beforehand, e.g. K_e u_e by a
+  /// batched GEMV) instead of evaluating it by quadrature. An empty view switches back.
+  void set_volume_term(const View2& vol) { vol_ = vol; }
+  /// Exact mass matrices (dg/integration): when set, R = minv(e) rhs with the dense inverse
+  /// minv (elem, P^3, P^3) replaces |J|^{-1} / the weight-adjusted inverse. Empty: default.
+  void set_mass_inverse(const View3& minv) { minv_ = minv; }
+
   const physics::AdvectionDiffusion& pde() const { return pde_; }
   ElementBlock& block() const { return *block_; }
 
@@ -42,6 +50,8 @@ private:
   physics::ExactSolution bc_;
   IView1 all_elems_;
   View1 points_; // 1-D quadrature points (device)
+  View2 vol_;    // optional precomputed volume term
+  View3 minv_;   // optional dense mass inverse
 };
 
 /// Per-element diagnostics with a quadrature of `qerr` points per direction.
