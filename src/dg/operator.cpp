@@ -5,8 +5,11 @@
 
 #include "dg/core/error.hpp"
 #include "dg/dg/sum_factorization.hpp"
+#include "dg/dg/fixed_order.hpp"
 #include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
+
+#include <utility>
 
 namespace dg {
 
@@ -53,13 +56,12 @@ struct TraceKernel {
       sf::face_tangents(f, ta, tb);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q2), [&](int pt) {
         trace(e, f, pt, 0) = F[pt];
-        double g = 0.0;
         if (diffusion) {
           const int gp = affine ? 0 : pt;
-          g = fgeo(e, f, gp, 4 + d) * F[Q2 + pt] + fgeo(e, f, gp, 4 + ta) * F[2 * Q2 + pt] +
-              fgeo(e, f, gp, 4 + tb) * F[3 * Q2 + pt];
+          trace(e, f, pt, 1) = fgeo(e, f, gp, 4 + d) * F[Q2 + pt] +
+                               fgeo(e, f, gp, 4 + ta) * F[2 * Q2 + pt] +
+                               fgeo(e, f, gp, 4 + tb) * F[3 * Q2 + pt];
         }
-        trace(e, f, pt, 1) = g;
       });
       team.team_barrier();
     }
@@ -177,7 +179,7 @@ struct RhsKernel {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q2), [&](int pt) {
         const int i = pt % Q, j = pt / Q;
         const int gp = affine ? 0 : pt;
-        const double uin = trace(e, f, pt, 0), gin = trace(e, f, pt, 1);
+        const double uin = trace(e, f, pt, 0), gin = diffusion ? trace(e, f, pt, 1) : 0.0;
         double uout, gout;
         double xp[3] = {0, 0, 0};
         const bool need_x = type == face_dirichlet || pde.advection.kind != 0;
@@ -194,10 +196,10 @@ struct RhsKernel {
           const int pn = ip + Q * jp;
           if (type == face_local) {
             uout = trace(nb, nf, pn, 0);
-            gout = trace(nb, nf, pn, 1);
+            gout = diffusion ? trace(nb, nf, pn, 1) : 0.0;
           } else {
             uout = ghost(nb, pn, 0);
-            gout = ghost(nb, pn, 1);
+            gout = diffusion ? ghost(nb, pn, 1) : 0.0;
           }
         } else if (type == face_dirichlet) {
           uout = bc(xp, time);
@@ -303,20 +305,68 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
   for (int e = 0; e < block.nelem; ++e) h(e) = e;
   Kokkos::deep_copy(all_elems_, h);
   points_ = device_points(block.tables, make_tables(block.order, block.Q));
+  // Pure advection needs only u on the faces: one trace component instead of two halves the
+  // trace traffic. The ghost array follows (the halo exchange sends what the trace holds).
+  const int ncomp = pde_.diffusion.nu > 0.0 ? 2 : 1;
+  if (static_cast<int>(block.trace.extent(3)) != ncomp) {
+    block.trace = View4("dg::block::trace", block.nelem, 6, block.nface, ncomp);
+    block.ghost = View3("dg::block::ghost", block.ghost.extent(0), block.nface, ncomp);
+  }
 }
 
-void DGOperator::compute_traces() const {
+bool DGOperator::uses_fixed_kernels() const {
+  return fixed::available(block_->order, block_->Q) && vol_.extent(0) == 0 &&
+         minv_.extent(0) == 0;
+}
+
+namespace {
+fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
+                            const physics::ExactSolution& bc, double t, const Epilogue& ep,
+                            const IView1& elems, const View1& points, const KernelVariant& v) {
+  fixed::StageArgs a;
+  a.block = &b;
+  a.pde = pde;
+  a.bc = bc;
+  a.time = t;
+  a.ep = ep;
+  a.elems = elems;
+  a.points = points;
+  a.variant = v;
+  return a;
+}
+} // namespace
+
+void DGOperator::compute_traces() {
   const ElementBlock& b = *block_;
-  const size_t bytes = trace_scratch_bytes(b.P, b.Q);
-  TraceKernel k{b.u,   b.tables.B, b.tables.D, b.tables.E, b.tables.dE, b.fgeo, b.trace,
-                b.P,   b.Q,        b.affine,   pde_.diffusion.nu > 0.0,  bytes};
-  Kokkos::parallel_for("dg::operator::traces", team_policy(b.nelem, bytes), k);
+  traces_current_ = false;
+  if (uses_fixed_kernels()) {
+    fixed::traces(b.order, stage_args(b, pde_, bc_, 0.0, Epilogue(), all_elems_, points_, variant_),
+                  b.trace);
+  } else {
+    const size_t bytes = trace_scratch_bytes(b.P, b.Q);
+    TraceKernel k{b.u,   b.tables.B, b.tables.D, b.tables.E, b.tables.dE, b.fgeo, b.trace,
+                  b.P,   b.Q,        b.affine,   pde_.diffusion.nu > 0.0,  bytes};
+    Kokkos::parallel_for("dg::operator::traces", team_policy(b.nelem, bytes), k);
+  }
 }
 
 void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) const {
   const ElementBlock& b = *block_;
   const int n = static_cast<int>(elems.extent(0));
   if (n == 0) return;
+  if (uses_fixed_kernels()) {
+    fixed::StageArgs a = stage_args(b, pde_, bc_, t, ep, elems, points_, variant_);
+    a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
+    if (a.ep.emit_traces) {
+      if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))
+        const_cast<DGOperator*>(this)->trace_next_ =
+            View4("dg::operator::trace_next", b.trace.extent(0), 6, b.nface, b.trace.extent(3));
+      a.trace_out = trace_next_;
+      const_cast<DGOperator*>(this)->emitted_ = true;
+    }
+    fixed::stage(b.order, a);
+    return;
+  }
   const size_t bytes = rhs_scratch_bytes(b.P, b.Q);
   RhsKernel k{b.u,        b.reg,  ep.out,     b.tables.w, b.tables.B, b.tables.D, b.tables.E,
               b.tables.dE, b.verts, b.vgeo,    b.ghost,    b.fgeo,     b.trace,    b.ftype,
@@ -326,9 +376,20 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) const 
   Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes), k);
 }
 
-void DGOperator::apply_all(double t, const Epilogue& ep) const {
-  compute_traces();
+void DGOperator::finish_stage(const Epilogue&) {
+  if (emitted_) {
+    std::swap(block_->trace, trace_next_);
+    emitted_ = false;
+    traces_current_ = true;
+  } else {
+    traces_current_ = false;
+  }
+}
+
+void DGOperator::apply_all(double t, const Epilogue& ep) {
+  if (!(ep.traces_ready && traces_current_)) compute_traces();
   apply(t, all_elems_, ep);
+  finish_stage(ep);
 }
 
 } // namespace dg

@@ -48,7 +48,7 @@ HaloExchange::HaloExchange(MPI_Comm comm, ElementBlock& block,
   }
   Kokkos::deep_copy(pack_elem_, he);
   Kokkos::deep_copy(pack_face_, hf);
-  send_ = View3("dg::halo::send", std::max(1, G), block.nface, 2);
+  send_ = View3("dg::halo::send", std::max(1, G), block.nface, block.ghost.extent(2));
   if (!gpu_aware_) {
     send_host_ = Kokkos::create_mirror_view(send_);
     recv_host_ = Kokkos::create_mirror_view(block.ghost);
@@ -61,13 +61,15 @@ HaloExchange::~HaloExchange() {
 }
 
 long HaloExchange::bytes_per_exchange() const {
-  return static_cast<long>(offsets_.back()) * block_->nface * 2 * sizeof(double);
+  return static_cast<long>(offsets_.back()) * block_->nface * block_->ghost.extent(2) *
+         sizeof(double);
 }
 
 void HaloExchange::start() {
   if (ranks_.empty()) return;
   const int n = static_cast<int>(ranks_.size());
-  const int per_face = block_->nface * 2;
+  const int nc = static_cast<int>(block_->ghost.extent(2)); // trace components
+  const int per_face = block_->nface * nc;
   requests_.assign(2 * n, MPI_REQUEST_NULL);
   double* recv_base = gpu_aware_ ? block_->ghost.data() : recv_host_.data();
   for (int i = 0; i < n; ++i)
@@ -83,8 +85,7 @@ void HaloExchange::start() {
       "dg::halo::pack",
       Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {(long)G, (long)nf}),
       KOKKOS_LAMBDA(const int s, const int pt) {
-        send(s, pt, 0) = trace(pe(s), pf(s), pt, 0);
-        send(s, pt, 1) = trace(pe(s), pf(s), pt, 1);
+        for (int c = 0; c < nc; ++c) send(s, pt, c) = trace(pe(s), pf(s), pt, c);
       });
   if (gpu_aware_)
     Kokkos::fence();

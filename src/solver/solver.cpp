@@ -128,11 +128,12 @@ void Solver::initialize() {
 }
 
 void Solver::rhs(double t, const Epilogue& ep) {
-  op_->compute_traces();
+  if (!(ep.traces_ready && op_->traces_current())) op_->compute_traces();
   if (halo_) halo_->start();
   op_->apply(t, block_.inner_elems, ep);
   if (halo_) halo_->finish();
   op_->apply(t, block_.halo_elems, ep);
+  op_->finish_stage(ep);
 }
 
 void Solver::step(double dt) {

@@ -54,6 +54,10 @@ void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
     for (int s = 0; s < 5; ++s) {
       ep.a = lsrk_a[s];
       ep.b = lsrk_b[s];
+      // Stages after the first may take the traces the previous stage emitted; the last one
+      // need not emit (anything may change u before the next step).
+      ep.traces_ready = s > 0;
+      ep.emit_traces = s < 4;
       rhs(t + lsrk_c[s] * dt, ep);
     }
     return;

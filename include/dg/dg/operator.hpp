@@ -18,6 +18,23 @@ struct Epilogue {
   double a = 0.0;   // lsrk: reg = a reg + dt R;  u += b reg
   double b = 0.0;
   double dt = 0.0;
+  /// lsrk: block.trace already holds the traces of block.u (emitted by the previous stage),
+  /// so the stage may skip compute_traces(); see DGOperator::traces_current().
+  bool traces_ready = false;
+  /// lsrk: also write the traces of the updated state for the next stage (fixed-order kernels).
+  bool emit_traces = false;
+};
+
+/// Variant switches of the fixed-order kernels, compared side by side by dgbench.
+struct KernelVariant {
+  /// true: register-blocked contractions (one thread per 1-D pencil, its values in registers);
+  /// false: one thread per output entry, every operand read from team scratch.
+  bool register_blocked = true;
+  /// Curved elements: metric terms recomputed from the 8 vertices at every point instead of
+  /// read from the stored per-point records (affine blocks always read their one record).
+  bool recompute_metric = false;
+  /// Elements per team (transform kernels).
+  int team_elems = 1;
 };
 
 class DGOperator {
@@ -26,12 +43,22 @@ public:
              const physics::ExactSolution& boundary_data);
 
   /// Face traces (u and grad u . n) of every element into block.trace (reads block.u).
-  void compute_traces() const;
+  void compute_traces();
   /// Right-hand side for the elements listed in `elems` at time t (reads block.u,
   /// block.trace, block.ghost) followed by the epilogue.
   void apply(double t, const IView1& elems, const Epilogue& ep) const;
   /// Both steps for every element of a block without ghosts (single rank).
-  void apply_all(double t, const Epilogue& ep) const;
+  void apply_all(double t, const Epilogue& ep);
+  /// After every element of a stage went through apply(): the traces emitted for the next
+  /// stage (if any) become block.trace.
+  void finish_stage(const Epilogue& ep);
+  /// True when block.trace holds the traces of the current block.u because the last stage
+  /// emitted them; compute_traces() is then unnecessary for a stage with ep.traces_ready.
+  bool traces_current() const { return traces_current_; }
+  /// Whether a stage runs the compile-time-order kernels (else the run-time-sized ones).
+  bool uses_fixed_kernels() const;
+  void set_variant(const KernelVariant& v) { variant_ = v; }
+  const KernelVariant& variant() const { return variant_; }
 
   /// Element-matrix mode (dg/integration): when set, the kernel takes the volume term
   /// int_K grad(phi) . F of element e from vol(e, :) (computed beforehand, e.g. K_e u_e by a
@@ -52,6 +79,10 @@ private:
   View1 points_; // 1-D quadrature points (device)
   View2 vol_;    // optional precomputed volume term
   View3 minv_;   // optional dense mass inverse
+  KernelVariant variant_;
+  View4 trace_next_;            // traces emitted by a stage for the next one
+  bool emitted_ = false;        // the stages since the last finish_stage emitted traces
+  bool traces_current_ = false; // block.trace holds the traces of block.u
 };
 
 /// Per-element diagnostics with a quadrature of `qerr` points per direction.

@@ -1,0 +1,594 @@
+// Fixed-order kernels (see dg/dg/fixed_order.hpp): the same discretisation as the run-time
+// sized kernels of operator.cpp, with P and Q compile-time constants so that every contraction
+// loop is unrolled, tables live in team scratch and (register-blocked variant) each thread keeps
+// one 1-D pencil of the tensor in registers. Included only by the generated per-order sources.
+#pragma once
+
+#include "dg/dg/fixed_order.hpp"
+#include "dg/dg/trilinear.hpp"
+#include "dg/mesh/hex.hpp"
+
+namespace dg::fixed {
+
+// ------------------------------------------------------------------------------------------
+// Contractions. A 3-D tensor (N0, N1, N2), x fastest; direction AX is contracted with a table
+// M, row-major (point, mode) with `modes` columns:
+//   backward (INNER = false): out[o] = sum_m M[o * NIN + m] in[m]   (NIN modes -> NOUT points)
+//   inner    (INNER = true):  out[o] = sum_m M[m * NOUT + o] in[m]  (NIN points -> NOUT modes)
+// Register-blocked: one thread per pencil along AX (its NIN inputs in registers, NOUT outputs);
+// otherwise one thread per output entry. Both end with a team barrier.
+template <int N0, int N1, int N2, int AX, int NOUT, bool INNER, bool ACC>
+KOKKOS_INLINE_FUNCTION void contract(const TeamMember& team, bool blocked, const double* in,
+                                     double* out, const double* M) {
+  constexpr int NIN = AX == 0 ? N0 : (AX == 1 ? N1 : N2);
+  constexpr int D0 = AX == 0 ? NOUT : N0, D1 = AX == 1 ? NOUT : N1, D2 = AX == 2 ? NOUT : N2;
+  constexpr int SIN = AX == 0 ? 1 : (AX == 1 ? N0 : N0 * N1);
+  constexpr int SOUT = AX == 0 ? 1 : (AX == 1 ? D0 : D0 * D1);
+  constexpr int A0 = AX == 0 ? N1 : N0; // the two other directions, lower first
+  constexpr int A1 = AX == 2 ? N1 : N2;
+  if (blocked) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, A0 * A1), [&](const int idx) {
+      const int o0 = idx % A0, o1 = idx / A0;
+      int bin, bout;
+      if (AX == 0) {
+        bin = N0 * (o0 + N1 * o1);
+        bout = D0 * (o0 + D1 * o1);
+      } else if (AX == 1) {
+        bin = o0 + N0 * N1 * o1;
+        bout = o0 + D0 * D1 * o1;
+      } else {
+        bin = o0 + N0 * o1;
+        bout = o0 + D0 * o1;
+      }
+      double r[NIN];
+      for (int m = 0; m < NIN; ++m) r[m] = in[bin + m * SIN];
+      for (int o = 0; o < NOUT; ++o) {
+        double s = 0.0;
+        for (int m = 0; m < NIN; ++m) s += (INNER ? M[m * NOUT + o] : M[o * NIN + m]) * r[m];
+        if (ACC)
+          out[bout + o * SOUT] += s;
+        else
+          out[bout + o * SOUT] = s;
+      }
+    });
+  } else {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, D0 * D1 * D2), [&](const int idx) {
+      const int i0 = idx % D0, i1 = (idx / D0) % D1, i2 = idx / (D0 * D1);
+      const int o = AX == 0 ? i0 : (AX == 1 ? i1 : i2);
+      const int base = (AX == 0 ? 0 : i0) + N0 * ((AX == 1 ? 0 : i1) + N1 * (AX == 2 ? 0 : i2));
+      double s = 0.0;
+      for (int m = 0; m < NIN; ++m)
+        s += (INNER ? M[m * NOUT + o] : M[o * NIN + m]) * in[base + m * SIN];
+      if (ACC)
+        out[idx] += s;
+      else
+        out[idx] = s;
+    });
+  }
+  team.team_barrier();
+}
+
+/// Geometry of one point from the 8 vertices X[v * 3 + i]: adjugate A[d * 3 + i] and |J|.
+KOKKOS_INLINE_FUNCTION void metric_from_vertices(const double* X, const double r[3], double A[9],
+                                                 double& det) {
+  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int v = 0; v < 8; ++v) {
+    const double sv[3] = {double(hex::vertex_sign(v, 0)), double(hex::vertex_sign(v, 1)),
+                          double(hex::vertex_sign(v, 2))};
+    const double f[3] = {1.0 + sv[0] * r[0], 1.0 + sv[1] * r[1], 1.0 + sv[2] * r[2]};
+    const double dN[3] = {0.125 * sv[0] * f[1] * f[2], 0.125 * f[0] * sv[1] * f[2],
+                          0.125 * f[0] * f[1] * sv[2]};
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) J[i][j] += X[3 * v + i] * dN[j];
+  }
+  A[0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+  A[1] = J[0][2] * J[2][1] - J[0][1] * J[2][2];
+  A[2] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
+  A[3] = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+  A[4] = J[0][0] * J[2][2] - J[0][2] * J[2][0];
+  A[5] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
+  A[6] = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+  A[7] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
+  A[8] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+  det = J[0][0] * A[0] + J[0][1] * A[3] + J[0][2] * A[6];
+}
+
+/// x = sum_v N_v(r) X_v from vertices in scratch.
+KOKKOS_INLINE_FUNCTION void map_from_vertices(const double* X, const double r[3], double x[3]) {
+  x[0] = x[1] = x[2] = 0.0;
+  for (int v = 0; v < 8; ++v) {
+    const double N = 0.125 * (1.0 + hex::vertex_sign(v, 0) * r[0]) *
+                     (1.0 + hex::vertex_sign(v, 1) * r[1]) * (1.0 + hex::vertex_sign(v, 2) * r[2]);
+    for (int i = 0; i < 3; ++i) x[i] += N * X[3 * v + i];
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+template <int P, int Q>
+struct Kernels {
+  static constexpr int P2 = P * P, P3 = P * P * P, Q2 = Q * Q, Q3 = Q * Q * Q;
+  static constexpr int TMP = P * Q * Q; // largest intermediate of a transform (Q >= P)
+  // Scratch tables: B, D (Q x P), E, dE (2 x P), w, x (Q).
+  static constexpr int TAB = 2 * Q * P + 4 * P + 2 * Q;
+
+  struct Tables {
+    const double *B, *D, *E, *dE, *w, *x;
+  };
+
+  KOKKOS_INLINE_FUNCTION static Tables load_tables(const TeamMember& team, double* s,
+                                                   const BasisTables& t, const View1& pts) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * P), [&](int k) {
+      s[k] = t.B.data()[k];
+      s[Q * P + k] = t.D.data()[k];
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * P), [&](int k) {
+      s[2 * Q * P + k] = t.E.data()[k];
+      s[2 * Q * P + 2 * P + k] = t.dE.data()[k];
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q), [&](int k) {
+      s[2 * Q * P + 4 * P + k] = t.w(k);
+      s[2 * Q * P + 4 * P + Q + k] = pts.extent(0) > 0 ? pts(k) : 0.0;
+    });
+    team.team_barrier();
+    return Tables{s, s + Q * P, s + 2 * Q * P, s + 2 * Q * P + 2 * P, s + 2 * Q * P + 4 * P,
+                  s + 2 * Q * P + 4 * P + Q};
+  }
+
+  /// modes (P^3) -> points (Q^3) with tables Mx, My, Mz (t, then s, then r: Algorithm 1).
+  KOKKOS_INLINE_FUNCTION static void backward3(const TeamMember& team, bool bl, const double* U,
+                                               double* V, double* T1, double* T2,
+                                               const double* Mx, const double* My,
+                                               const double* Mz) {
+    contract<P, P, P, 2, Q, false, false>(team, bl, U, T1, Mz);
+    contract<P, P, Q, 1, Q, false, false>(team, bl, T1, T2, My);
+    contract<P, Q, Q, 0, Q, false, false>(team, bl, T2, V, Mx);
+  }
+  /// points (Q^3) -> modes (P^3), r then s then t (Algorithm 2); ACC adds into R.
+  template <bool ACC>
+  KOKKOS_INLINE_FUNCTION static void inner3(const TeamMember& team, bool bl, const double* V,
+                                            double* R, double* T1, double* T2, const double* Mx,
+                                            const double* My, const double* Mz) {
+    contract<Q, Q, Q, 0, P, true, false>(team, bl, V, T1, Mx);
+    contract<P, Q, Q, 1, P, true, false>(team, bl, T1, T2, My);
+    contract<P, P, Q, 2, P, true, ACC>(team, bl, T2, R, Mz);
+  }
+
+  /// Face f trace (Q^2, tangential a fastest) of U with normal factor Nrm (P values) and
+  /// tangential tables Ta, Tb.
+  template <int DIR>
+  KOKKOS_INLINE_FUNCTION static void face_backward_dir(const TeamMember& team, bool bl,
+                                                       const double* U, double* out, double* T1,
+                                                       double* T2, const double* Nrm,
+                                                       const double* Ta, const double* Tb) {
+    if (DIR == 0) {
+      contract<P, P, P, 0, 1, false, false>(team, bl, U, T1, Nrm);
+      contract<1, P, P, 1, Q, false, false>(team, bl, T1, T2, Ta);
+      contract<1, Q, P, 2, Q, false, false>(team, bl, T2, out, Tb);
+    } else if (DIR == 1) {
+      contract<P, P, P, 1, 1, false, false>(team, bl, U, T1, Nrm);
+      contract<P, 1, P, 0, Q, false, false>(team, bl, T1, T2, Ta);
+      contract<Q, 1, P, 2, Q, false, false>(team, bl, T2, out, Tb);
+    } else {
+      contract<P, P, P, 2, 1, false, false>(team, bl, U, T1, Nrm);
+      contract<P, P, 1, 0, Q, false, false>(team, bl, T1, T2, Ta);
+      contract<Q, P, 1, 1, Q, false, false>(team, bl, T2, out, Tb);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION static void face_backward(const TeamMember& team, bool bl, int d,
+                                                   const double* U, double* out, double* T1,
+                                                   double* T2, const double* Nrm,
+                                                   const double* Ta, const double* Tb) {
+    if (d == 0)
+      face_backward_dir<0>(team, bl, U, out, T1, T2, Nrm, Ta, Tb);
+    else if (d == 1)
+      face_backward_dir<1>(team, bl, U, out, T1, T2, Nrm, Ta, Tb);
+    else
+      face_backward_dir<2>(team, bl, U, out, T1, T2, Nrm, Ta, Tb);
+  }
+  /// R += sum_ab Nrm[i_d] Ta(a, i_ta) Tb(b, i_tb) F[ab].
+  template <int DIR>
+  KOKKOS_INLINE_FUNCTION static void face_inner_dir(const TeamMember& team, bool bl,
+                                                    const double* F, double* R, double* T1,
+                                                    double* T2, const double* Nrm,
+                                                    const double* Ta, const double* Tb) {
+    if (DIR == 0) {
+      contract<1, Q, Q, 1, P, true, false>(team, bl, F, T1, Ta);
+      contract<1, P, Q, 2, P, true, false>(team, bl, T1, T2, Tb);
+      contract<1, P, P, 0, P, true, true>(team, bl, T2, R, Nrm);
+    } else if (DIR == 1) {
+      contract<Q, 1, Q, 0, P, true, false>(team, bl, F, T1, Ta);
+      contract<P, 1, Q, 2, P, true, false>(team, bl, T1, T2, Tb);
+      contract<P, 1, P, 1, P, true, true>(team, bl, T2, R, Nrm);
+    } else {
+      contract<Q, Q, 1, 0, P, true, false>(team, bl, F, T1, Ta);
+      contract<P, Q, 1, 1, P, true, false>(team, bl, T1, T2, Tb);
+      contract<P, P, 1, 2, P, true, true>(team, bl, T2, R, Nrm);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION static void face_inner(const TeamMember& team, bool bl, int d,
+                                                const double* F, double* R, double* T1,
+                                                double* T2, const double* Nrm, const double* Ta,
+                                                const double* Tb) {
+    if (d == 0)
+      face_inner_dir<0>(team, bl, F, R, T1, T2, Nrm, Ta, Tb);
+    else if (d == 1)
+      face_inner_dir<1>(team, bl, F, R, T1, T2, Nrm, Ta, Tb);
+    else
+      face_inner_dir<2>(team, bl, F, R, T1, T2, Nrm, Ta, Tb);
+  }
+
+  // ----------------------------------------------------------------------------------------
+  /// The stage kernel: one team per element.
+  struct Stage {
+    View2 u, reg, out;
+    View3 verts, vgeo, ghost;
+    View4 fgeo, trace, trace_out;
+    IView2 ftype, nbr, nbr_face, orient;
+    View2 tau;
+    IView1 elems;
+    View1 points;
+    BasisTables tables;
+    physics::AdvectionDiffusion pde;
+    physics::ExactSolution bc;
+    double time;
+    Epilogue ep;
+    bool affine, blocked, recompute, traces_only;
+    int level;
+
+    static constexpr int scratch_doubles(bool diffusion) {
+      // tables, vertices, U, R, V (values + gradients or fluxes), T1, T2, F (face values)
+      return TAB + 24 + 2 * P3 + (diffusion ? 4 : 3) * Q3 + 2 * TMP + 4 * Q2;
+    }
+
+    KOKKOS_INLINE_FUNCTION void volume_metric(int e, const double* X, const Tables& tb, int a,
+                                              int b, int c, double A[9], double& det) const {
+      if (affine || !recompute) {
+        const int gp = affine ? 0 : a + Q * (b + Q * c);
+        for (int k = 0; k < 9; ++k) A[k] = vgeo(e, gp, k);
+        det = vgeo(e, gp, 9);
+      } else {
+        const double r[3] = {tb.x[a], tb.x[b], tb.x[c]};
+        metric_from_vertices(X, r, A, det);
+      }
+    }
+
+    /// Face record: g[0..2] unit normal, g[3] dS, g[4..6] J^{-1} n.
+    KOKKOS_INLINE_FUNCTION void face_metric(int e, int f, int i, int j, const double* X,
+                                            const Tables& tb, double g[7]) const {
+      if (affine || !recompute) {
+        const int gp = affine ? 0 : i + Q * j;
+        for (int k = 0; k < 7; ++k) g[k] = fgeo(e, f, gp, k);
+      } else {
+        const int d = f / 2, s = f % 2;
+        const int ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
+        double r[3];
+        r[d] = s ? 1.0 : -1.0;
+        r[ta] = tb.x[i];
+        r[tbd] = tb.x[j];
+        double A[9], det;
+        metric_from_vertices(X, r, A, det);
+        const double sg = s ? 1.0 : -1.0;
+        const double n[3] = {sg * A[3 * d], sg * A[3 * d + 1], sg * A[3 * d + 2]};
+        const double dS = math::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int k = 0; k < 3; ++k) g[k] = n[k] / dS;
+        g[3] = dS;
+        for (int k = 0; k < 3; ++k)
+          g[4 + k] = (A[3 * k] * n[0] + A[3 * k + 1] * n[1] + A[3 * k + 2] * n[2]) / (dS * det);
+      }
+    }
+
+    /// Traces of U on all six faces into dst(e, f, pt, 0..ncomp-1).
+    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, int e, const double* U, double* T1,
+                                     double* T2, double* F, const double* X, const Tables& tb,
+                                     bool diffusion, const View4& dst) const {
+      for (int f = 0; f < 6; ++f) {
+        const int s = f % 2, d = f / 2;
+        face_backward(team, blocked, d, U, F, T1, T2, tb.E + s * P, tb.B, tb.B);
+        if (diffusion) {
+          face_backward(team, blocked, d, U, F + Q2, T1, T2, tb.dE + s * P, tb.B, tb.B);
+          face_backward(team, blocked, d, U, F + 2 * Q2, T1, T2, tb.E + s * P, tb.D, tb.B);
+          face_backward(team, blocked, d, U, F + 3 * Q2, T1, T2, tb.E + s * P, tb.B, tb.D);
+        }
+        const int ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q2), [&](int pt) {
+          dst(e, f, pt, 0) = F[pt];
+          if (diffusion) {
+            double g[7];
+            face_metric(e, f, pt % Q, pt / Q, X, tb, g);
+            dst(e, f, pt, 1) =
+                g[4 + d] * F[Q2 + pt] + g[4 + ta] * F[2 * Q2 + pt] + g[4 + tbd] * F[3 * Q2 + pt];
+          }
+        });
+        team.team_barrier();
+      }
+    }
+
+    KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+      const int e = elems(team.league_rank());
+      const double nu = pde.diffusion.nu;
+      const bool diffusion = nu > 0.0;
+      auto alloc = [&](int n) {
+        return static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * n));
+      };
+      const Tables tb = load_tables(team, alloc(TAB), tables, points);
+      double* X = alloc(24);
+      double* U = alloc(P3);
+      double* R = alloc(P3);
+      double* V = alloc((diffusion ? 4 : 3) * Q3);
+      double* T1 = alloc(TMP);
+      double* T2 = alloc(TMP);
+      double* F = alloc(4 * Q2);
+      const bool need_x = recompute || pde.advection.kind != 0;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
+        U[m] = u(e, m);
+        if (m < 24 && need_x) X[m] = verts(e, m / 3, m % 3);
+      });
+      if (need_x && P3 < 24)
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 24 - P3), [&](int m) {
+          X[P3 + m] = verts(e, (P3 + m) / 3, (P3 + m) % 3);
+        });
+      team.team_barrier();
+      if (traces_only) {
+        emit(team, e, U, T1, T2, F, X, tb, diffusion, trace_out);
+        return;
+      }
+
+      // Volume: values (and reference gradients) at the quadrature points; contractions in t
+      // and s shared between the value and the r-gradient.
+      double* V1 = V + Q3;
+      double* V2 = V + 2 * Q3;
+      contract<P, P, P, 2, Q, false, false>(team, blocked, U, T1, tb.B);
+      contract<P, P, Q, 1, Q, false, false>(team, blocked, T1, T2, tb.B);
+      contract<P, Q, Q, 0, Q, false, false>(team, blocked, T2, V, tb.B);
+      if (diffusion) {
+        double* V3 = V + 3 * Q3;
+        contract<P, Q, Q, 0, Q, false, false>(team, blocked, T2, V1, tb.D);
+        contract<P, P, Q, 1, Q, false, false>(team, blocked, T1, T2, tb.D);
+        contract<P, Q, Q, 0, Q, false, false>(team, blocked, T2, V2, tb.B);
+        contract<P, P, P, 2, Q, false, false>(team, blocked, U, T1, tb.D);
+        contract<P, P, Q, 1, Q, false, false>(team, blocked, T1, T2, tb.B);
+        contract<P, Q, Q, 0, Q, false, false>(team, blocked, T2, V3, tb.B);
+      }
+      // Contravariant flux G_d = w adj(J)[d] . F into V (d = 0), V1, V2 (in place).
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
+        const int a = pt % Q, b = (pt / Q) % Q, c = pt / Q2;
+        double A[9], det;
+        volume_metric(e, X, tb, a, b, c, A, det);
+        double vel[3];
+        if (pde.advection.kind == 0) {
+          pde.advection.velocity(nullptr, vel);
+        } else {
+          const double r[3] = {tb.x[a], tb.x[b], tb.x[c]};
+          double xp[3];
+          map_from_vertices(X, r, xp);
+          pde.advection.velocity(xp, vel);
+        }
+        const double uq = V[pt];
+        double Fp[3] = {vel[0] * uq, vel[1] * uq, vel[2] * uq};
+        if (diffusion) {
+          const double g0 = V1[pt], g1 = V2[pt], g2 = V[3 * Q3 + pt];
+          for (int i = 0; i < 3; ++i)
+            Fp[i] -= nu * (A[i] * g0 + A[3 + i] * g1 + A[6 + i] * g2) / det;
+        }
+        const double wq = tb.w[a] * tb.w[b] * tb.w[c];
+        for (int d = 0; d < 3; ++d)
+          V[d * Q3 + pt] = wq * (A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] + A[3 * d + 2] * Fp[2]);
+      });
+      team.team_barrier();
+      inner3<false>(team, blocked, V, R, T1, T2, tb.D, tb.B, tb.B);
+      inner3<true>(team, blocked, V1, R, T1, T2, tb.B, tb.D, tb.B);
+      inner3<true>(team, blocked, V2, R, T1, T2, tb.B, tb.B, tb.D);
+
+      // Faces: this side's traces from U, the other side's from the trace array / ghosts.
+      for (int f = 0; f < 6; ++f) {
+        const int s = f % 2, d = f / 2;
+        const int ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
+        face_backward(team, blocked, d, U, F, T1, T2, tb.E + s * P, tb.B, tb.B);
+        if (diffusion) {
+          face_backward(team, blocked, d, U, F + Q2, T1, T2, tb.dE + s * P, tb.B, tb.B);
+          face_backward(team, blocked, d, U, F + 2 * Q2, T1, T2, tb.E + s * P, tb.D, tb.B);
+          face_backward(team, blocked, d, U, F + 3 * Q2, T1, T2, tb.E + s * P, tb.B, tb.D);
+        }
+        const int type = ftype(e, f), nb = nbr(e, f), nf = nbr_face(e, f), o = orient(e, f);
+        const double tau_f = pde.diffusion.eta * nu * tau(e, f);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q2), [&](int pt) {
+          const int i = pt % Q, j = pt / Q;
+          double g[7];
+          face_metric(e, f, i, j, X, tb, g);
+          const double uin = F[pt];
+          const double gin = diffusion ? g[4 + d] * F[Q2 + pt] + g[4 + ta] * F[2 * Q2 + pt] +
+                                             g[4 + tbd] * F[3 * Q2 + pt]
+                                       : 0.0;
+          double xp[3] = {0, 0, 0};
+          if (type == face_dirichlet || pde.advection.kind != 0) {
+            double r[3];
+            r[d] = s ? 1.0 : -1.0;
+            r[ta] = tb.x[i];
+            r[tbd] = tb.x[j];
+            map_from_vertices(X, r, xp);
+          }
+          double uout, gout;
+          if (type == face_local || type == face_ghost) {
+            int ip, jp;
+            hex::map_index(o, Q, i, j, ip, jp);
+            const int pn = ip + Q * jp;
+            if (type == face_local) {
+              uout = trace(nb, nf, pn, 0);
+              gout = diffusion ? trace(nb, nf, pn, 1) : 0.0;
+            } else {
+              uout = ghost(nb, pn, 0);
+              gout = diffusion ? ghost(nb, pn, 1) : 0.0;
+            }
+          } else if (type == face_dirichlet) {
+            uout = bc(xp, time);
+            gout = -gin;
+          } else {
+            uout = uin;
+            gout = gin;
+          }
+          double vel[3];
+          pde.advection.velocity(xp, vel);
+          const double an = vel[0] * g[0] + vel[1] * g[1] + vel[2] * g[2];
+          double flux = physics::upwind_flux(an, uin, uout);
+          const double wds = tb.w[i] * tb.w[j] * g[3];
+          if (diffusion) {
+            flux += physics::sipg_flux(nu, tau_f, uin, uout, gin, gout);
+            const double cc = 0.5 * nu * (uin - uout) * wds;
+            F[Q2 + pt] = cc * g[4 + d];
+            F[2 * Q2 + pt] = cc * g[4 + ta];
+            F[3 * Q2 + pt] = cc * g[4 + tbd];
+          }
+          F[pt] = -flux * wds;
+        });
+        team.team_barrier();
+        face_inner(team, blocked, d, F, R, T1, T2, tb.E + s * P, tb.B, tb.B);
+        if (diffusion) {
+          face_inner(team, blocked, d, F + Q2, R, T1, T2, tb.dE + s * P, tb.B, tb.B);
+          face_inner(team, blocked, d, F + 2 * Q2, R, T1, T2, tb.E + s * P, tb.D, tb.B);
+          face_inner(team, blocked, d, F + 3 * Q2, R, T1, T2, tb.E + s * P, tb.B, tb.D);
+        }
+      }
+
+      // Inverse mass matrix.
+      if (affine) {
+        const double inv = 1.0 / vgeo(e, 0, 9);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { R[m] *= inv; });
+        team.team_barrier();
+      } else {
+        backward3(team, blocked, R, V, T1, T2, tb.B, tb.B, tb.B);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
+          const int a = pt % Q, b = (pt / Q) % Q, c = pt / Q2;
+          double det;
+          if (recompute) {
+            double A[9];
+            const double r[3] = {tb.x[a], tb.x[b], tb.x[c]};
+            metric_from_vertices(X, r, A, det);
+          } else {
+            det = vgeo(e, pt, 9);
+          }
+          V[pt] *= tb.w[a] * tb.w[b] * tb.w[c] / det;
+        });
+        team.team_barrier();
+        inner3<false>(team, blocked, V, R, T1, T2, tb.B, tb.B, tb.B);
+      }
+
+      // Epilogue; U becomes the updated state when traces are emitted.
+      const bool emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
+        if (ep.mode == Epilogue::store) {
+          out(e, m) = R[m];
+        } else {
+          const double k = ep.a * reg(e, m) + ep.dt * R[m];
+          reg(e, m) = k;
+          const double un = U[m] + ep.b * k;
+          u(e, m) = un;
+          U[m] = un;
+        }
+      });
+      if (emit_traces) {
+        team.team_barrier();
+        emit(team, e, U, T1, T2, F, X, tb, diffusion, trace_out);
+      }
+    }
+  };
+
+  static TeamPolicy policy(int n, size_t bytes, int& level) {
+    const size_t max0 = static_cast<size_t>(TeamPolicy::scratch_size_max(0));
+    level = bytes <= max0 ? 0 : 1;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    const int threads = Q2 <= 32 ? 32 : (Q2 <= 64 ? 64 : 128);
+    TeamPolicy pol(n, threads);
+#else
+    TeamPolicy pol(n, 1);
+#endif
+    return pol.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  }
+
+  static Stage make_stage(const StageArgs& a, bool traces_only) {
+    const ElementBlock& b = *a.block;
+    Stage k{b.u,         b.reg,      a.ep.out,   b.verts,      b.vgeo,    b.ghost,
+            b.fgeo,      b.trace,    a.trace_out, b.ftype,     b.nbr,     b.nbr_face,
+            b.orient,    b.tau,      a.elems,    a.points,     b.tables,  a.pde,
+            a.bc,        a.time,     a.ep,       b.affine,     a.variant.register_blocked,
+            a.variant.recompute_metric && !b.affine, traces_only, 0};
+    return k;
+  }
+
+  static void stage(const StageArgs& a) {
+    const int n = static_cast<int>(a.elems.extent(0));
+    if (n == 0) return;
+    Stage k = make_stage(a, false);
+    const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
+    const TeamPolicy pol = policy(n, bytes, k.level);
+    Kokkos::parallel_for("dg::fixed::stage", pol, k);
+  }
+
+  static void traces(const StageArgs& a, const View4& out) {
+    const int n = static_cast<int>(a.elems.extent(0));
+    if (n == 0) return;
+    StageArgs b = a;
+    b.trace_out = out;
+    Stage k = make_stage(b, true);
+    const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
+    const TeamPolicy pol = policy(n, bytes, k.level);
+    Kokkos::parallel_for("dg::fixed::traces", pol, k);
+  }
+
+  // ----------------------------------------------------------------------------------------
+  /// Batched transforms (dgbench): `ne` elements per team, each through the same contractions.
+  struct Transform {
+    View2 in, out;
+    BasisTables tables;
+    bool inner, blocked;
+    int ne, nelem, level;
+
+    KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+      auto alloc = [&](int n) {
+        return static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * n));
+      };
+      const Tables tb = load_tables(team, alloc(TAB), tables, View1());
+      const int nin = inner ? Q3 : P3, nout = inner ? P3 : Q3;
+      double* A = alloc(nin);
+      double* Bf = alloc(nout);
+      double* T1 = alloc(TMP);
+      double* T2 = alloc(TMP);
+      for (int k = 0; k < ne; ++k) {
+        const int e = team.league_rank() * ne + k;
+        if (e >= nelem) break;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nin), [&](int m) { A[m] = in(e, m); });
+        team.team_barrier();
+        if (inner)
+          inner3<false>(team, blocked, A, Bf, T1, T2, tb.B, tb.B, tb.B);
+        else
+          backward3(team, blocked, A, Bf, T1, T2, tb.B, tb.B, tb.B);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nout),
+                             [&](int m) { out(e, m) = Bf[m]; });
+        team.team_barrier();
+      }
+    }
+  };
+
+  static void transform(const BasisTables& t, const View2& in, const View2& out, bool inner,
+                        const KernelVariant& v) {
+    const int nelem = static_cast<int>(in.extent(0));
+    const int ne = v.team_elems < 1 ? 1 : v.team_elems;
+    Transform k{in, out, t, inner, v.register_blocked, ne, nelem, 0};
+    const size_t bytes = sizeof(double) * (TAB + P3 + Q3 + 2 * TMP) + 256;
+    const TeamPolicy pol = policy((nelem + ne - 1) / ne, bytes, k.level);
+    Kokkos::parallel_for(inner ? "dg::fixed::inner" : "dg::fixed::backward", pol, k);
+  }
+};
+
+} // namespace dg::fixed
+
+/// Explicit instantiation of one order (used by the generated per-order sources).
+#define DG_FIXED_INSTANTIATE(p)                                                                   \
+  namespace dg::fixed {                                                                           \
+  template struct Kernels<(p) + 1, (p) + 2>;                                                      \
+  void stage_p##p(const StageArgs& a) { Kernels<(p) + 1, (p) + 2>::stage(a); }                    \
+  void traces_p##p(const StageArgs& a, const View4& o) { Kernels<(p) + 1, (p) + 2>::traces(a, o); } \
+  void transform_p##p(const BasisTables& t, const View2& i, const View2& o, bool inner,           \
+                      const KernelVariant& v) {                                                   \
+    Kernels<(p) + 1, (p) + 2>::transform(t, i, o, inner, v);                                      \
+  }                                                                                               \
+  }
