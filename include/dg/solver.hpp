@@ -47,6 +47,7 @@ public:
   long steps_taken() const { return step_; }
   const ElementBlock& block() const { return block_; }
   ElementBlock& block() { return block_; }
+  DGOperator& op() { return *op_; }
   const parallel::Partition& partition() const { return part_; }
   const physics::ExactSolution& exact() const { return exact_; }
   std::int64_t global_elements() const { return mesh_.num_elements(); }

@@ -232,7 +232,7 @@ struct Kernels {
     physics::ExactSolution bc;
     double time;
     Epilogue ep;
-    bool affine, blocked, recompute, traces_only;
+    bool affine, blocked, recompute, traces_only, need_x;
     int level;
 
     static constexpr int scratch_doubles(bool diffusion) {
@@ -318,7 +318,6 @@ struct Kernels {
       double* T1 = alloc(TMP);
       double* T2 = alloc(TMP);
       double* F = alloc(4 * Q2);
-      const bool need_x = recompute || pde.advection.kind != 0;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
         U[m] = u(e, m);
         if (m < 24 && need_x) X[m] = verts(e, m / 3, m % 3);
@@ -510,7 +509,11 @@ struct Kernels {
             b.fgeo,      b.trace,    a.trace_out, b.ftype,     b.nbr,     b.nbr_face,
             b.orient,    b.tau,      a.elems,    a.points,     b.tables,  a.pde,
             a.bc,        a.time,     a.ep,       b.affine,     a.variant.register_blocked,
-            a.variant.recompute_metric && !b.affine, traces_only, 0};
+            a.variant.recompute_metric && !b.affine, traces_only,
+            // vertices: for recomputed metrics, point coordinates (rotation, Dirichlet data)
+            (a.variant.recompute_metric && !b.affine) || a.pde.advection.kind != 0 ||
+                a.has_dirichlet,
+            0};
     return k;
   }
 

@@ -307,6 +307,15 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
   points_ = device_points(block.tables, make_tables(block.order, block.Q));
   // Pure advection needs only u on the faces: one trace component instead of two halves the
   // trace traffic. The ghost array follows (the halo exchange sends what the trace holds).
+  const IView2 ftype = block.ftype;
+  int dirichlet = 0;
+  Kokkos::parallel_reduce(
+      "dg::operator::has_dirichlet", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
+      KOKKOS_LAMBDA(const int e, int& n) {
+        for (int f = 0; f < 6; ++f) n += ftype(e, f) == face_dirichlet ? 1 : 0;
+      },
+      dirichlet);
+  has_dirichlet_ = dirichlet > 0;
   const int ncomp = pde_.diffusion.nu > 0.0 ? 2 : 1;
   if (static_cast<int>(block.trace.extent(3)) != ncomp) {
     block.trace = View4("dg::block::trace", block.nelem, 6, block.nface, ncomp);
@@ -315,15 +324,18 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
 }
 
 bool DGOperator::uses_fixed_kernels() const {
-  return fixed::available(block_->order, block_->Q) && vol_.extent(0) == 0 &&
+  return variant_.fixed_order && fixed::available(block_->order, block_->Q) &&
+         vol_.extent(0) == 0 &&
          minv_.extent(0) == 0;
 }
 
 namespace {
 fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
                             const physics::ExactSolution& bc, double t, const Epilogue& ep,
-                            const IView1& elems, const View1& points, const KernelVariant& v) {
+                            const IView1& elems, const View1& points, const KernelVariant& v,
+                            bool has_dirichlet) {
   fixed::StageArgs a;
+  a.has_dirichlet = has_dirichlet;
   a.block = &b;
   a.pde = pde;
   a.bc = bc;
@@ -340,7 +352,8 @@ void DGOperator::compute_traces() {
   const ElementBlock& b = *block_;
   traces_current_ = false;
   if (uses_fixed_kernels()) {
-    fixed::traces(b.order, stage_args(b, pde_, bc_, 0.0, Epilogue(), all_elems_, points_, variant_),
+    fixed::traces(b.order, stage_args(b, pde_, bc_, 0.0, Epilogue(), all_elems_, points_, variant_,
+                               has_dirichlet_),
                   b.trace);
   } else {
     const size_t bytes = trace_scratch_bytes(b.P, b.Q);
@@ -355,7 +368,7 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) const 
   const int n = static_cast<int>(elems.extent(0));
   if (n == 0) return;
   if (uses_fixed_kernels()) {
-    fixed::StageArgs a = stage_args(b, pde_, bc_, t, ep, elems, points_, variant_);
+    fixed::StageArgs a = stage_args(b, pde_, bc_, t, ep, elems, points_, variant_, has_dirichlet_);
     a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
     if (a.ep.emit_traces) {
       if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))

@@ -32,6 +32,7 @@ struct StageArgs {
   IView1 elems;
   View1 points;
   View4 trace_out; // traces of the updated state (lsrk epilogue with ep.emit_traces)
+  bool has_dirichlet = true; // some face takes Dirichlet data (needs point coordinates)
   KernelVariant variant;
 };
 

@@ -35,6 +35,8 @@ struct KernelVariant {
   bool recompute_metric = false;
   /// Elements per team (transform kernels).
   int team_elems = 1;
+  /// false: the run-time-sized kernels even where compile-time ones exist (reference path).
+  bool fixed_order = true;
 };
 
 class DGOperator {
@@ -80,6 +82,7 @@ private:
   View2 vol_;    // optional precomputed volume term
   View3 minv_;   // optional dense mass inverse
   KernelVariant variant_;
+  bool has_dirichlet_ = true;   // some face of the block is a Dirichlet boundary
   View4 trace_next_;            // traces emitted by a stage for the next one
   bool emitted_ = false;        // the stages since the last finish_stage emitted traces
   bool traces_current_ = false; // block.trace holds the traces of block.u
