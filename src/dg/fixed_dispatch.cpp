@@ -61,4 +61,41 @@ void inner(int order, const BasisTables& t, const View2& vals, const View2& mode
   entry(order).transform(t, vals, modes, true, v);
 }
 
+double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v) {
+  const double P = order + 1, Q = order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
+  const double nc = diffusion ? 2.0 : 1.0, d = sizeof(double);
+  const double traces = 6.0 * Q2 * nc * d / P3; // one element's traces, per DOF
+  double b = 4.0 * d;                           // u, reg: read and written
+  b += traces;                                  // neighbours' traces read
+  b += 0.8 * traces;                            // traces emitted by stages 1..4
+  b += (d + traces) / 5.0;                      // trace kernel before stage 0
+  if (affine)
+    b += (10.0 + 6.0 * 8.0) * d / P3;
+  else if (v.recompute_metric)
+    b += 24.0 * d / P3;
+  else
+    b += (10.0 * Q3 + 6.0 * 8.0 * Q2) * d / P3;
+  b += (6.0 * 4.0 * 4.0 + 6.0 * d) / P3; // ftype, nbr, nbr_face, orient; tau
+  return b;
+}
+
+double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v) {
+  const double P = order + 1, Q = order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q, Q3 = Q2 * Q;
+  const double transform = 2.0 * (P3 * Q + P2 * Q2 + P * Q3); // backward or inner, 3 passes
+  const double face = 2.0 * (P3 + P2 * Q + P * Q2);           // one face trace or face inner
+  double f = 0.0;
+  // values (and gradients: 2 t-, 3 s- and 4 r-contractions shared between the four)
+  f += diffusion ? 2.0 * (2.0 * P3 * Q + 3.0 * P2 * Q2 + 4.0 * P * Q3) : transform;
+  f += 3.0 * transform;                      // three contravariant flux components
+  f += Q3 * (diffusion ? 45.0 : 20.0);       // point-wise flux
+  const double faces_per = diffusion ? 4.0 : 1.0;
+  f += 6.0 * faces_per * face * 2.0;         // this side's traces and the face inner products
+  f += 6.0 * Q2 * (diffusion ? 30.0 : 10.0); // numerical fluxes
+  f += 0.8 * 6.0 * faces_per * face;         // traces emitted for the next stage
+  f += affine ? P3 : 2.0 * transform + Q3 * 3.0; // inverse mass
+  f += 4.0 * P3;                                  // LSRK update
+  if (!affine && v.recompute_metric) f += (Q3 * 2.0 + 6.0 * Q2) * (8.0 * 9.0 * 2.0 + 40.0);
+  return f;
+}
+
 } // namespace dg::fixed

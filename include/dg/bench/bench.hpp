@@ -75,6 +75,9 @@ private:
 double median_time(const std::function<void()>& f, int reps, int warmup = 1);
 double median(std::vector<double> v);
 
+/// Median bandwidth (bytes read + written per second) of a device copy kernel over `bytes`.
+double measure_copy_bandwidth(double bytes, int reps);
+
 /// Machine description for result metadata: execution space, device name, host, ranks.
 std::map<std::string, std::string> machine_info();
 

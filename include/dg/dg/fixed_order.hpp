@@ -47,5 +47,15 @@ void backward(int order, const BasisTables& t, const View2& modes, const View2& 
 void inner(int order, const BasisTables& t, const View2& vals, const View2& modes,
            const KernelVariant& v);
 
+/// Memory traffic of one LSRK stage of the fixed-order kernels per degree of freedom, in bytes
+/// (the bandwidth bound of dgbench stage): u and the register read and written; the neighbours'
+/// traces read; the traces of the updated state written in 4 of 5 stages; the trace kernel of
+/// the first stage (u read, traces written) amortised over 5; metric records (one per element
+/// when affine, per point when stored, 8 vertices when recomputed); connectivity and penalty.
+double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v);
+/// Floating-point operations of one stage per element (contractions and point-wise work, counted
+/// from the kernel's loops; transcendental-free).
+double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v);
+
 } // namespace fixed
 } // namespace dg

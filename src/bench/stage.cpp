@@ -1,0 +1,155 @@
+// dgbench stage: one full RK stage (right-hand side and update, trace hand-on and halo packing
+// included) through Solver::step, for advection and advection-diffusion on affine and warped
+// periodic meshes: DOF-stages per second against the bandwidth bound of the bytes per DOF that
+// fixed::stage_bytes_per_dof counts. Variants: register-blocked or entry-wise contractions,
+// stored or recomputed metric terms, fused or separate RHS and update, run-time-sized kernels.
+#include "dg/bench/bench.hpp"
+#include "dg/core/error.hpp"
+#include "dg/dg/fixed_order.hpp"
+#include "dg/io/config.hpp"
+#include "dg/solver.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace dg::bench {
+
+namespace {
+
+const char* yaml = R"(
+mesh: {box: "-nx 8 -periodic xyz"}
+discretization: {order: 4}
+physics: {velocity: [1.0, 0.5, 0.25], diffusivity: 0.0}
+initial: {type: gaussian, center: [0.5, 0.5, 0.5], width: 0.15}
+time: {final_time: 1.0, cfl: 0.5}
+output: {snapshots: false, quiet: true, directory: dgbench_out}
+)";
+
+/// One LSRK(5,4) step with the RHS in store mode and a separate update kernel per stage.
+void separate_step(Solver& s, const View2& res, double dt) {
+  static const double a[5] = {0.0, -567301805773.0 / 1357537059087.0,
+                              -2404267990393.0 / 2016746695238.0,
+                              -3550918686646.0 / 2091501179385.0,
+                              -1275806237668.0 / 842570457699.0};
+  static const double b[5] = {1432997174477.0 / 9575080441755.0,
+                              5161836677717.0 / 13612068292357.0,
+                              1720146321549.0 / 2090206949498.0,
+                              3134564353537.0 / 4481467310338.0,
+                              2277821191437.0 / 14882151754819.0};
+  const View2 u = s.block().u, reg = s.block().reg;
+  for (int st = 0; st < 5; ++st) {
+    Epilogue ep;
+    ep.mode = Epilogue::store;
+    ep.out = res;
+    s.rhs(s.time(), ep);
+    const double as = a[st], bs = b[st];
+    Kokkos::parallel_for(
+        "dgbench::lsrk_update",
+        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {(long)u.extent(0),
+                                                                   (long)u.extent(1)}),
+        KOKKOS_LAMBDA(const int e, const int m) {
+          const double k = as * reg(e, m) + dt * res(e, m);
+          reg(e, m) = k;
+          u(e, m) += bs * k;
+        });
+  }
+}
+
+int stage(Options& o) {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  const double def_dofs = 8.4e6;
+#else
+  const double def_dofs = 2e5;
+#endif
+  const std::vector<int> orders = o.ints("p", "2:8", "orders p (q = p + 2)");
+  const std::vector<std::string> physics =
+      o.strs("physics", "advection,advdiff", "advection, advdiff (nu = 0.01)");
+  const std::vector<std::string> meshes = o.strs("mesh", "affine,warped", "affine, warped");
+  const double dofs = o.real("dofs", def_dofs, "target DOF per run (the mesh is n^3)");
+  const std::vector<std::string> variants = o.strs(
+      "variants", "fused",
+      "fused (default kernels), entry (entry-wise contractions), recompute (metric from "
+      "vertices), separate (RHS then update kernel), runtime (run-time-sized kernels)");
+  const int steps = o.integer("steps", 5, "timed steps (median of per-step times)");
+  if (o.finish()) return 0;
+
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const double copy_bw = measure_copy_bandwidth(def_dofs > 1e6 ? 2e9 : 2e8, 10);
+  Table t;
+  for (const std::string& ph : physics)
+    for (const std::string& me : meshes)
+      for (int p : orders) {
+        if (ph != "advection" && ph != "advdiff")
+          throw InputError("dgbench stage: --physics " + ph + ": valid are advection, advdiff");
+        if (me != "affine" && me != "warped")
+          throw InputError("dgbench stage: --mesh " + me + ": valid are affine, warped");
+        const int P = p + 1;
+        const int n = std::max(2, static_cast<int>(std::lround(std::cbrt(dofs / (P * P * P)))));
+        const std::string box = "mesh.box=-nx " + std::to_string(n) + " -periodic xyz" +
+                                (me == "warped" ? " -warp 0.05" : "");
+        const io::Config cfg = io::parse_config(
+            yaml, "dgbench-stage",
+            {box, "discretization.order=" + std::to_string(p),
+             "physics.diffusivity=" + std::string(ph == "advdiff" ? "0.01" : "0.0")});
+        Solver s(cfg, MPI_COMM_WORLD);
+        s.initialize();
+        const double dt = s.time_step();
+        const double gdofs = double(s.global_elements()) * s.block().nmodes;
+        for (const std::string& var : variants) {
+          KernelVariant v;
+          if (var == "entry") v.register_blocked = false;
+          else if (var == "recompute") v.recompute_metric = true;
+          else if (var == "runtime") v.fixed_order = false;
+          else if (var != "fused" && var != "separate")
+            throw InputError("dgbench stage: --variants " + var +
+                             ": valid are fused, entry, recompute, separate, runtime");
+          if (var == "recompute" && me == "affine") continue;
+          s.op().set_variant(v);
+          View2 res;
+          if (var == "separate") res = View2("dgbench::res", s.block().nelem, s.block().nmodes);
+          auto one_step = [&] {
+            if (var == "separate")
+              separate_step(s, res, dt);
+            else
+              s.step(dt);
+            MPI_Barrier(MPI_COMM_WORLD);
+          };
+          const double ts = median_time(one_step, steps);
+          const bool diff = ph == "advdiff";
+          const bool affine = s.block().affine;
+          const double bpd = fixed::stage_bytes_per_dof(p, diff, affine, v) +
+                             (var == "separate" ? 5.0 * sizeof(double) : 0.0);
+          const double rate = gdofs * 5.0 / ts;
+          const double bound = copy_bw * size / bpd;
+          Row r;
+          r.set("physics", ph).set("mesh", me).set("p", p).set("n", n).set("dof", gdofs);
+          r.set("ranks", size).set("variant", var).set("step_s", ts);
+          r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
+          r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
+          r.set("frac_bound", rate / bound);
+          r.set("gflops", fixed::stage_flops_per_element(p, diff, affine, v) *
+                              s.global_elements() * 5.0 / ts * 1e-9);
+          t.add(r);
+        }
+      }
+  t.print({"physics", "mesh", "p", "n", "dof", "variant", "step_s", "dof_stages_per_s",
+           "bytes_per_dof", "gb_per_s", "frac_bound", "gflops"});
+  char bw[64];
+  std::snprintf(bw, sizeof(bw), "%.4g", copy_bw * 1e-9);
+  if (rank == 0) std::printf("measured copy bandwidth: %s GB/s per rank's device\n", bw);
+  write_outputs(o, t, {{"copy_bw_gb_per_s", bw}});
+  return 0;
+}
+
+} // namespace
+
+DG_BENCH_COMMAND("stage", "one RK stage (RHS + update): DOF-stages/s against the bandwidth bound",
+                 stage);
+
+} // namespace dg::bench
