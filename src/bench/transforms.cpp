@@ -52,6 +52,8 @@ int transforms(Options& o) {
   const bool transfer = o.flag("transfer", "also time the host<->device transfer of input and output");
   if (o.finish()) return 0;
 
+  int nranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   const double copy_bw = measure_copy_bandwidth(def_dofs > 1e7 ? 2e9 : 2e8, 10);
   Table t;
   for (const std::string& op : ops) {
@@ -95,13 +97,22 @@ int transforms(Options& o) {
                 fixed::backward(p, tab, modes, vals, v);
               }
             };
-            const double tk = median_time(kernel, reps);
+            // Every rank transforms its own E elements (weak scaling over the host's cores);
+            // the rates count all ranks' DOF over the slowest rank's time.
+            const double tk = median_time(
+                [&] {
+                  kernel();
+                  Kokkos::fence();
+                  MPI_Barrier(MPI_COMM_WORLD);
+                },
+                reps);
             Row r;
             r.set("op", op).set("p", p).set("q", Q).set("E", E).set("dof", (long long)E * P3);
             r.set("variant", var).set("team_elems", var == "runtime" ? 1 : ne);
-            r.set("time_s", tk).set("dof_per_s", E * double(P3) / tk);
-            r.set("gflops", flops / tk * 1e-9).set("bytes", bytes);
-            r.set("gb_per_s", bytes / tk * 1e-9).set("frac_copy_bw", bytes / tk / copy_bw);
+            r.set("ranks", nranks).set("time_s", tk).set("dof_per_s", nranks * E * double(P3) / tk);
+            r.set("gflops", nranks * flops / tk * 1e-9).set("bytes", bytes);
+            r.set("gb_per_s", nranks * bytes / tk * 1e-9);
+            r.set("frac_copy_bw", bytes / tk / copy_bw);
             if (transfer) {
               const double tt = median_time(
                   [&] {
@@ -110,16 +121,18 @@ int transforms(Options& o) {
                     kernel();
                     if (inner) Kokkos::deep_copy(hmodes, modes);
                     else Kokkos::deep_copy(hvals, vals);
+                    MPI_Barrier(MPI_COMM_WORLD);
                   },
                   std::max(3, reps / 2));
-              r.set("time_with_transfer_s", tt).set("dof_per_s_with_transfer", E * double(P3) / tt);
+              r.set("time_with_transfer_s", tt)
+                  .set("dof_per_s_with_transfer", nranks * E * double(P3) / tt);
             }
             t.add(r);
           }
       }
     }
   }
-  std::vector<std::string> cols = {"op",   "p",         "E",        "dof",    "variant",
+  std::vector<std::string> cols = {"op",   "p",         "E",        "dof",    "ranks", "variant",
                                    "team_elems", "time_s", "dof_per_s", "gflops", "gb_per_s",
                                    "frac_copy_bw"};
   if (transfer) cols.push_back("time_with_transfer_s");
