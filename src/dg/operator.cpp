@@ -295,6 +295,18 @@ View1 device_points(const BasisTables&, const HostTables& h) {
   return x;
 }
 
+int count_dirichlet_faces(const ElementBlock& block) {
+  const IView2 ftype = block.ftype;
+  int n = 0;
+  Kokkos::parallel_reduce(
+      "dg::operator::has_dirichlet", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
+      KOKKOS_LAMBDA(const int e, int& c) {
+        for (int f = 0; f < 6; ++f) c += ftype(e, f) == face_dirichlet ? 1 : 0;
+      },
+      n);
+  return n;
+}
+
 } // namespace
 
 DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde,
@@ -307,15 +319,7 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
   points_ = device_points(block.tables, make_tables(block.order, block.Q));
   // Pure advection needs only u on the faces: one trace component instead of two halves the
   // trace traffic. The ghost array follows (the halo exchange sends what the trace holds).
-  const IView2 ftype = block.ftype;
-  int dirichlet = 0;
-  Kokkos::parallel_reduce(
-      "dg::operator::has_dirichlet", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
-      KOKKOS_LAMBDA(const int e, int& n) {
-        for (int f = 0; f < 6; ++f) n += ftype(e, f) == face_dirichlet ? 1 : 0;
-      },
-      dirichlet);
-  has_dirichlet_ = dirichlet > 0;
+  has_dirichlet_ = count_dirichlet_faces(block) > 0;
   const int ncomp = pde_.diffusion.nu > 0.0 ? 2 : 1;
   if (static_cast<int>(block.trace.extent(3)) != ncomp) {
     block.trace = View4("dg::block::trace", block.nelem, 6, block.nface, ncomp);

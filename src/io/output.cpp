@@ -100,7 +100,6 @@ public:
   H5Id& operator=(const H5Id&) = delete;
   ~H5Id() { reset(); }
   operator hid_t() const { return id_; }
-  bool valid() const { return id_ >= 0; }
   void reset() {
     if (id_ >= 0 && close_) close_(id_);
     id_ = -1;
