@@ -74,6 +74,8 @@ int stage(Options& o) {
       "variants", "fused",
       "fused (default kernels), entry (entry-wise contractions), recompute (metric from "
       "vertices), separate (RHS then update kernel), runtime (run-time-sized kernels)");
+  const std::vector<int> team_sizes =
+      o.ints("team-size", "0", "threads per team on GPUs (0: by the face size)");
   const int steps = o.integer("steps", 5, "timed steps (median of per-step times)");
   if (o.finish()) return 0;
 
@@ -101,8 +103,10 @@ int stage(Options& o) {
         s.initialize();
         const double dt = s.time_step();
         const double gdofs = double(s.global_elements()) * s.block().nmodes;
-        for (const std::string& var : variants) {
+        for (const std::string& var : variants)
+          for (int ts : team_sizes) {
           KernelVariant v;
+          v.team_size = ts;
           if (var == "entry") v.register_blocked = false;
           else if (var == "recompute") v.recompute_metric = true;
           else if (var == "runtime") v.fixed_order = false;
@@ -120,25 +124,26 @@ int stage(Options& o) {
               s.step(dt);
             MPI_Barrier(MPI_COMM_WORLD);
           };
-          const double ts = median_time(one_step, steps);
+          const double tstep = median_time(one_step, steps);
           const bool diff = ph == "advdiff";
           const bool affine = s.block().affine;
           const double bpd = fixed::stage_bytes_per_dof(p, diff, affine, v) +
                              (var == "separate" ? 5.0 * sizeof(double) : 0.0);
-          const double rate = gdofs * 5.0 / ts;
+          const double rate = gdofs * 5.0 / tstep;
           const double bound = copy_bw * size / bpd;
           Row r;
           r.set("physics", ph).set("mesh", me).set("p", p).set("n", n).set("dof", gdofs);
-          r.set("ranks", size).set("variant", var).set("step_s", ts);
+          r.set("ranks", size).set("variant", var).set("team_size", v.team_size);
+          r.set("step_s", tstep);
           r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
           r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
           r.set("frac_bound", rate / bound);
           r.set("gflops", fixed::stage_flops_per_element(p, diff, affine, v) *
-                              s.global_elements() * 5.0 / ts * 1e-9);
+                              s.global_elements() * 5.0 / tstep * 1e-9);
           t.add(r);
         }
       }
-  t.print({"physics", "mesh", "p", "n", "dof", "variant", "step_s", "dof_stages_per_s",
+  t.print({"physics", "mesh", "p", "n", "dof", "variant", "team_size", "step_s", "dof_stages_per_s",
            "bytes_per_dof", "gb_per_s", "frac_bound", "gflops"});
   char bw[64];
   std::snprintf(bw, sizeof(bw), "%.4g", copy_bw * 1e-9);

@@ -48,6 +48,7 @@ int transforms(Options& o) {
       o.strs("variants", "blocked", "blocked (register-blocked pencils), entry (one thread per "
                                     "entry), runtime (run-time-sized kernels)");
   const std::vector<int> team_elems = o.ints("team-elems", "1", "elements per team");
+  const int team_size = o.integer("team-size", 0, "threads per team on GPUs (0: by Q^2)");
   const int reps = o.integer("reps", 10, "timed repetitions (median)");
   const bool transfer = o.flag("transfer", "also time the host<->device transfer of input and output");
   if (o.finish()) return 0;
@@ -85,6 +86,7 @@ int transforms(Options& o) {
             KernelVariant v;
             v.register_blocked = var == "blocked";
             v.team_elems = ne;
+            v.team_size = team_size;
             auto kernel = [&] {
               if (var == "runtime") {
                 if (inner)

@@ -491,13 +491,14 @@ struct Kernels {
     }
   };
 
-  static TeamPolicy policy(int n, size_t bytes, int& level) {
+  static TeamPolicy policy(int n, size_t bytes, int& level, int team_size) {
     const size_t max0 = static_cast<size_t>(TeamPolicy::scratch_size_max(0));
     level = bytes <= max0 ? 0 : 1;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    const int threads = Q2 <= 32 ? 32 : (Q2 <= 64 ? 64 : 128);
+    const int threads = team_size > 0 ? team_size : (Q2 <= 32 ? 32 : (Q2 <= 64 ? 64 : 128));
     TeamPolicy pol(n, threads);
 #else
+    (void)team_size;
     TeamPolicy pol(n, 1);
 #endif
     return pol.set_scratch_size(level, Kokkos::PerTeam(bytes));
@@ -522,7 +523,7 @@ struct Kernels {
     if (n == 0) return;
     Stage k = make_stage(a, false);
     const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
-    const TeamPolicy pol = policy(n, bytes, k.level);
+    const TeamPolicy pol = policy(n, bytes, k.level, a.variant.team_size);
     Kokkos::parallel_for("dg::fixed::stage", pol, k);
   }
 
@@ -533,7 +534,7 @@ struct Kernels {
     b.trace_out = out;
     Stage k = make_stage(b, true);
     const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
-    const TeamPolicy pol = policy(n, bytes, k.level);
+    const TeamPolicy pol = policy(n, bytes, k.level, a.variant.team_size);
     Kokkos::parallel_for("dg::fixed::traces", pol, k);
   }
 
@@ -577,7 +578,7 @@ struct Kernels {
     const int ne = v.team_elems < 1 ? 1 : v.team_elems;
     Transform k{in, out, t, inner, v.register_blocked, ne, nelem, 0};
     const size_t bytes = sizeof(double) * (TAB + P3 + Q3 + 2 * TMP) + 256;
-    const TeamPolicy pol = policy((nelem + ne - 1) / ne, bytes, k.level);
+    const TeamPolicy pol = policy((nelem + ne - 1) / ne, bytes, k.level, v.team_size);
     Kokkos::parallel_for(inner ? "dg::fixed::inner" : "dg::fixed::backward", pol, k);
   }
 };

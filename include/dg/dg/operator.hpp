@@ -35,6 +35,8 @@ struct KernelVariant {
   bool recompute_metric = false;
   /// Elements per team (transform kernels).
   int team_elems = 1;
+  /// Threads per team on GPUs (0: 32, 64 or 128 by the face size Q^2).
+  int team_size = 0;
   /// false: the run-time-sized kernels even where compile-time ones exist (reference path).
   bool fixed_order = true;
 };
