@@ -5,7 +5,7 @@
 
 #include "dg/dg/operator.hpp"
 #include "dg/io/config.hpp"
-#include "dg/mesh/mesh.hpp"
+#include "dg/mesh/local_mesh.hpp"
 #include "dg/parallel/halo.hpp"
 #include "dg/parallel/partition.hpp"
 #include "dg/time/rk.hpp"
@@ -49,7 +49,11 @@ public:
   ElementBlock& block() { return block_; }
   const parallel::Partition& partition() const { return part_; }
   const physics::ExactSolution& exact() const { return exact_; }
-  std::int64_t global_elements() const { return mesh_.num_elements(); }
+  std::int64_t global_elements() const { return part_.local.nelem_global; }
+  /// Elements whose geometry this rank holds: its own plus the face neighbours on other ranks.
+  std::int64_t held_elements() const { return part_.local.num_elements(); }
+  /// Mesh vertices this rank holds (those of its held elements).
+  std::int64_t held_vertices() const { return part_.local.hexes.num_vertices(); }
   /// Modal coefficients of all elements, ordered by global id, gathered on every rank.
   std::vector<double> gather_modes() const;
   /// Right-hand side evaluation of one stage (traces, halo, volume + faces, epilogue).
@@ -70,8 +74,6 @@ private:
   io::Config cfg_;
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
-  mesh::HexMesh mesh_;
-  mesh::Connectivity conn_;
   parallel::Partition part_;
   ElementBlock block_;
   physics::AdvectionDiffusion pde_;
@@ -85,7 +87,6 @@ private:
 
 /// Builds the physics and exact solution from a config and the mesh's bounding box / periodicity.
 physics::AdvectionDiffusion make_pde(const io::Config& cfg);
-physics::ExactSolution make_exact(const io::Config& cfg, const mesh::HexMesh& mesh,
-                                  const mesh::Connectivity& conn);
+physics::ExactSolution make_exact(const io::Config& cfg, const mesh::BoxInfo& box);
 
 } // namespace dg
