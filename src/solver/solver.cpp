@@ -266,6 +266,12 @@ GlobalDiagnostics Solver::run() {
     return d;
   };
   GlobalDiagnostics d = record(step_ == 0 || out.interval <= 0);
+  if (!d.finite) {
+    if (rank_ == 0)
+      std::fprintf(stderr, "dgsolve: the %s state at t = %.6e is non-finite (NaN or Inf)\n",
+                   step_ > 0 ? "restarted" : "initial", time_);
+    return d;
+  }
   if (talk)
     std::printf("dgsolve: %lld elements, p = %d, q = %d, %.3g DOF, %s, %s mesh, %d rank(s), "
                 "dt = %.4g, %ld steps\n",
