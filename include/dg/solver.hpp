@@ -27,6 +27,13 @@ struct GlobalDiagnostics {
   bool finite = true;
 };
 
+/// Halo-exchange statistics of the steps taken so far, reduced over ranks.
+struct HaloStatistics {
+  double bytes_per_stage = 0.0;    // trace bytes sent per RK stage, summed over ranks
+  double wait_fraction_max = 0.0;  // time waiting for messages / time stepping, max over ranks
+  double wait_fraction_mean = 0.0; // the same, mean over ranks
+};
+
 class Solver {
 public:
   Solver(const io::Config& cfg, MPI_Comm comm);
@@ -54,6 +61,8 @@ public:
   std::int64_t held_elements() const { return part_.local.num_elements(); }
   /// Mesh vertices this rank holds (those of its held elements).
   std::int64_t held_vertices() const { return part_.local.hexes.num_vertices(); }
+  /// Bytes per stage and waiting fractions of the exchange so far (collective).
+  HaloStatistics halo_statistics() const;
   /// Modal coefficients of all elements, ordered by global id, gathered on every rank.
   std::vector<double> gather_modes() const;
   /// Right-hand side evaluation of one stage (traces, halo, volume + faces, epilogue).
@@ -83,6 +92,7 @@ private:
   std::unique_ptr<TimeIntegrator> rk_;
   double time_ = 0.0;
   long step_ = 0;
+  double step_seconds_ = 0.0; // wall time inside step(), fenced
 };
 
 /// Builds the physics and exact solution from a config and the mesh's bounding box / periodicity.

@@ -141,9 +141,22 @@ void Solver::rhs(double t, const Epilogue& ep) {
 }
 
 void Solver::step(double dt) {
+  const double t0 = MPI_Wtime();
   rk_->step([this](double t, const Epilogue& ep) { rhs(t, ep); }, time_, dt);
+  Kokkos::fence();
+  step_seconds_ += MPI_Wtime() - t0;
   time_ += dt;
   ++step_;
+}
+
+HaloStatistics Solver::halo_statistics() const {
+  double bytes = halo_ ? double(halo_->bytes_per_exchange()) : 0.0;
+  const double wait = halo_ ? halo_->wait_seconds() : 0.0;
+  double frac = step_seconds_ > 0.0 ? wait / step_seconds_ : 0.0, frac_max = frac;
+  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &frac, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &frac_max, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  return HaloStatistics{bytes, frac_max, frac / size_};
 }
 
 double Solver::time_step() const {
@@ -326,13 +339,26 @@ GlobalDiagnostics Solver::run() {
   Kokkos::fence();
   const double wall = MPI_Wtime() - wall0;
   if (out.checkpoint_steps > 0 || out.checkpoint_time > 0) write_checkpoint(checkpoint);
+  const double rate = dofs * rk_->stages() * (step_ - step0) / std::max(wall, 1e-12);
+  const HaloStatistics hs = halo_statistics();
   if (rank_ == 0 && !out.quiet) {
     std::printf("dgsolve: done: %ld steps to t = %.6e in %.3f s, %.3e DOF-stages/s", step_ - step0,
-                time_, wall, dofs * rk_->stages() * (step_ - step0) / std::max(wall, 1e-12));
+                time_, wall, rate);
     if (with_error) std::printf(", L2 error %.6e, max error %.6e", d.l2_error, d.max_error);
     std::printf(", integral %.15e\n", d.integral);
+    std::printf("dgsolve: halo: %.0f bytes per stage (sent, summed over ranks), waiting %.1f%% of "
+                "step time (max over ranks; mean %.1f%%)\n",
+                hs.bytes_per_stage, 100.0 * hs.wait_fraction_max, 100.0 * hs.wait_fraction_mean);
     if (writer) std::printf("dgsolve: snapshots in %s\n", writer->xdmf_path().c_str());
   }
+  // One row per run: the figures of the summary, for scripts (scripts/scaling.sh).
+  io::CsvLog summary(comm_, out.directory, out.name + "_summary",
+                     {"ranks", "elements", "order", "dofs", "steps", "wall_s", "dof_stages_per_s",
+                      "halo_bytes_per_stage", "halo_wait_fraction_max",
+                      "halo_wait_fraction_mean"});
+  summary.row({double(size_), double(global_elements()), double(block_.order), dofs,
+               double(step_ - step0), wall, rate, hs.bytes_per_stage, hs.wait_fraction_max,
+               hs.wait_fraction_mean});
   return d;
 }
 
