@@ -28,8 +28,8 @@ BoxInfo box_info(const HexMesh& mesh) {
       const std::int64_t e = mesh.periodic[4 * i + 2 * side];
       const int f = static_cast<int>(mesh.periodic[4 * i + 2 * side + 1]);
       const double s = f % 2 ? 1.0 : -1.0;
-      c[side] = map_point(mesh, e, f / 2 == 0 ? s : 0.0, f / 2 == 1 ? s : 0.0,
-                          f / 2 == 2 ? s : 0.0);
+      c[side] =
+          map_point(mesh, e, f / 2 == 0 ? s : 0.0, f / 2 == 1 ? s : 0.0, f / 2 == 2 ? s : 0.0);
     }
     for (int d = 0; d < 3; ++d) {
       const double len = b.hi[d] - b.lo[d];
@@ -72,7 +72,8 @@ LocalMesh extract_local_mesh(const HexMesh& mesh, const Connectivity& conn,
       const std::int64_t gv = mesh.hex[8 * g + v];
       auto [it, fresh] = vmap.emplace(gv, static_cast<std::int64_t>(vmap.size()));
       if (fresh)
-        for (int d = 0; d < 3; ++d) m.hexes.coords.push_back(mesh.coords[3 * gv + d]);
+        for (int d = 0; d < 3; ++d)
+          m.hexes.coords.push_back(mesh.coords[3 * gv + d]);
       m.hexes.hex.push_back(it->second);
     }
   return m;

@@ -49,6 +49,7 @@ LocalMesh extract_local_mesh(const HexMesh& mesh, const Connectivity& conn,
 /// included (it is the same for every part and travels once).
 void pack_local_mesh(const LocalMesh& m, std::vector<std::int64_t>& ints,
                      std::vector<double>& reals);
-LocalMesh unpack_local_mesh(const std::vector<std::int64_t>& ints, const std::vector<double>& reals);
+LocalMesh unpack_local_mesh(const std::vector<std::int64_t>& ints,
+                            const std::vector<double>& reals);
 
 } // namespace dg::mesh
