@@ -1,12 +1,29 @@
 // The answer does not depend on the number of ranks: the final modal coefficients of a run on
-// all ranks of MPI_COMM_WORLD agree with a one-rank run to round-off.
+// all ranks of MPI_COMM_WORLD agree with a one-rank run to round-off, a restart continues a run
+// exactly (same ranks) or to round-off (other rank counts), and each rank holds only its share
+// of the mesh.
 #include "catch.hpp"
 #include "solver_util.hpp"
 
+#include "dg/io/output.hpp"
+#include "dg/mesh/generate.hpp"
+
 #include <cmath>
 #include <cstdlib>
+#include <set>
+#include <string>
 
 namespace {
+double relative_l2(const std::vector<double>& a, const std::vector<double>& ref) {
+  REQUIRE(a.size() == ref.size());
+  double num = 0.0, den = 0.0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    num += (a[i] - ref[i]) * (a[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num / den);
+}
+
 double rank_independence(const std::vector<std::string>& overrides) {
   const char* yaml = R"(
 mesh: {box: "-nx 4 -periodic xyz -warp 0.05 -shuffle 4"}
@@ -26,17 +43,26 @@ output: {snapshots: false, quiet: true, directory: test_out}
   };
   const auto many = final_modes(MPI_COMM_WORLD);
   const auto one = final_modes(MPI_COMM_SELF);
-  double num = 0.0, den = 0.0;
-  for (size_t i = 0; i < one.size(); ++i) {
-    num += (many[i] - one[i]) * (many[i] - one[i]);
-    den += one[i] * one[i];
-  }
-  return std::sqrt(num / den);
+  return relative_l2(many, one);
 }
 } // namespace
 
 TEST_CASE("same answer on any rank count: periodic warped shuffled", "[mpi][solver]") {
   const double rel = rank_independence({});
+  INFO("relative L2 difference to one rank: " << rel);
+  CHECK(rel < 1e-13);
+}
+
+TEST_CASE("same answer on any rank count: periodic warped shuffled, advection only",
+          "[mpi][solver]") {
+  const double rel = rank_independence({"physics.diffusivity=0.0"});
+  INFO("relative L2 difference to one rank: " << rel);
+  CHECK(rel < 1e-13);
+}
+
+TEST_CASE("same answer on any rank count: Dirichlet boundaries, advection-diffusion",
+          "[mpi][solver]") {
+  const double rel = rank_independence({"mesh.box=-nx 4 -warp 0.05 -shuffle 4"});
   INFO("relative L2 difference to one rank: " << rel);
   CHECK(rel < 1e-13);
 }
@@ -59,4 +85,118 @@ TEST_CASE("same answer on any rank count: host-staged and device buffers", "[mpi
   const double rel = rank_independence({"parallel.gpu_aware_mpi=true"});
   INFO("relative L2 difference to one rank: " << rel);
   CHECK(rel < 1e-13);
+}
+
+TEST_CASE("each rank holds only its elements and their face neighbours", "[mpi][solver]") {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string flags = "-nx 8 -warp 0.05 -shuffle 4";
+  const dg::io::Config cfg = dg::io::parse_config(
+      "mesh: {box: \"" + flags + "\"}\ndiscretization: {order: 1}\n"
+      "output: {snapshots: false, quiet: true}\n",
+      "test.yaml");
+  dg::Solver s(cfg, MPI_COMM_WORLD);
+  // The reference: the global mesh, built here for the check only.
+  const auto m = dg::mesh::generate_box(dg::mesh::parse_box_flags(flags));
+  const auto conn = dg::mesh::build_connectivity(m);
+  const auto& own = s.partition().global_ids;
+  const std::set<std::int64_t> owned(own.begin(), own.end());
+  std::set<std::int64_t> held(owned), verts;
+  for (auto g : own)
+    for (int f = 0; f < 6; ++f)
+      if (conn(g, f).kind == dg::mesh::FaceKind::interior) held.insert(conn(g, f).nbr_elem);
+  for (auto g : held)
+    for (int v = 0; v < 8; ++v) verts.insert(m.hex[8 * g + v]);
+  INFO("rank " << rank << " of " << size << ": owns " << own.size() << ", holds "
+               << s.held_elements() << " elements and " << s.held_vertices() << " vertices of "
+               << m.num_elements() << " / " << m.num_vertices());
+  CHECK(s.block().nelem == std::int64_t(own.size()));
+  CHECK(s.held_elements() == std::int64_t(held.size()));
+  CHECK(s.held_vertices() == std::int64_t(verts.size()));
+  CHECK(s.global_elements() == m.num_elements());
+  std::int64_t n = std::int64_t(own.size()), total = 0;
+  MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(total == m.num_elements());
+  if (size > 1) {
+    CHECK(s.held_elements() < m.num_elements());
+    CHECK(s.held_vertices() < m.num_vertices());
+  }
+}
+
+namespace {
+const char* restart_yaml = R"(
+mesh: {box: "-nx 4 -warp 0.05 -shuffle 4"}
+discretization: {order: 3}
+physics: {velocity: [1.0, 0.5, 0.25], diffusivity: 0.01}
+initial: {type: gaussian, width: 0.15}
+time: {cfl: 0.5}
+output: {snapshots: false, quiet: true, directory: test_out}
+)";
+
+std::vector<double> advance(dg::Solver& s, double dt, int steps) {
+  for (int n = 0; n < steps; ++n) s.step(dt);
+  return s.gather_modes();
+}
+} // namespace
+
+TEST_CASE("restart: k steps, checkpoint, restart, k steps equals 2k steps", "[mpi][restart]") {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const dg::io::Config cfg = dg::io::parse_config(restart_yaml, "test.yaml");
+  dg::io::create_directory(MPI_COMM_WORLD, "test_out");
+  // ctest runs the rank counts concurrently: one file name per rank count.
+  const std::string tag = "test_out/restart_np" + std::to_string(size);
+  const int k = 3;
+
+  dg::Solver ref(cfg, MPI_COMM_WORLD);
+  ref.initialize();
+  const double dt = ref.time_step();
+  const auto want = advance(ref, dt, 2 * k);
+  {
+    dg::Solver a(cfg, MPI_COMM_WORLD);
+    a.initialize();
+    advance(a, dt, k);
+    a.write_checkpoint(tag + "_all.h5");
+  }
+  SECTION("same rank count: bitwise") {
+    dg::Solver b(cfg, MPI_COMM_WORLD);
+    b.restart(tag + "_all.h5");
+    CHECK(b.steps_taken() == k);
+    const auto got = advance(b, dt, k);
+    CHECK(b.time() == ref.time());
+    CHECK(got == want);
+  }
+  SECTION("checkpoint on all ranks, restart on one") {
+    MPI_Comm one;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &one);
+    double rel = 0.0;
+    if (rank == 0) {
+      dg::Solver c(cfg, one);
+      c.restart(tag + "_all.h5");
+      rel = relative_l2(advance(c, dt, k), want);
+      MPI_Comm_free(&one);
+    }
+    MPI_Bcast(&rel, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    INFO("relative L2 difference to the uninterrupted run on " << size << " ranks: " << rel);
+    CHECK(rel < 1e-13);
+  }
+  SECTION("checkpoint on one rank, restart on all") {
+    MPI_Comm one;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &one);
+    if (rank == 0) {
+      dg::Solver d(cfg, one);
+      d.initialize();
+      advance(d, dt, k);
+      d.write_checkpoint(tag + "_one.h5");
+      MPI_Comm_free(&one);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    dg::Solver e(cfg, MPI_COMM_WORLD);
+    e.restart(tag + "_one.h5");
+    const double rel = relative_l2(advance(e, dt, k), want);
+    INFO("relative L2 difference to the uninterrupted run on " << size << " ranks: " << rel);
+    CHECK(rel < 1e-13);
+  }
 }

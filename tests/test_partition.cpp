@@ -5,6 +5,7 @@
 #include "dg/core/error.hpp"
 #include "dg/mesh/generate.hpp"
 #include "dg/mesh/hex.hpp"
+#include "dg/mesh/local_mesh.hpp"
 #include "dg/parallel/partition.hpp"
 
 #include <mpi.h>
@@ -23,18 +24,69 @@ void check_partition(const std::string& flags) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  // Every rank generates the same mesh (deterministic), as the solver does with mesh.box.
+  // Every rank generates the same mesh (deterministic) for the checks; only rank 0 hands it to
+  // distribute, as the solver does.
   const auto m = mesh::generate_box(mesh::parse_box_flags(flags));
   const auto conn = mesh::build_connectivity(m);
-  const auto p = parallel::distribute(m, conn, MPI_COMM_WORLD);
+  const auto p = rank == 0 ? parallel::distribute(m, conn, MPI_COMM_WORLD)
+                           : parallel::distribute(mesh::HexMesh{}, mesh::Connectivity{},
+                                                  MPI_COMM_WORLD);
   const std::int64_t ne = m.num_elements();
+  // The owners METIS gives on rank 0 (reproducible, so a second run gives the same).
+  std::vector<int> owner(ne, 0);
+  if (rank == 0) owner = parallel::partition_elements(m, conn, size);
+  MPI_Bcast(owner.data(), int(ne), MPI_INT, 0, MPI_COMM_WORLD);
+  CHECK(p.rank == rank);
+  CHECK(p.local.nelem_global == ne);
 
   // Owned elements: ascending, consistent with owner[], and covering the mesh exactly once.
   CHECK(std::is_sorted(p.global_ids.begin(), p.global_ids.end()));
   std::vector<int> mine(ne, 0);
   for (auto g : p.global_ids) {
-    CHECK(p.owner[g] == rank);
+    CHECK(owner[g] == rank);
     mine[g] += 1;
+  }
+  std::int64_t expected_owned = std::count(owner.begin(), owner.end(), rank);
+  CHECK(std::int64_t(p.global_ids.size()) == expected_owned);
+
+  // The local mesh: owned elements then exactly the off-rank face neighbours, each with the
+  // global mesh's vertex coordinates, links and neighbour ranks; no other vertex.
+  const auto& L = p.local;
+  REQUIRE(L.num_owned == int(p.global_ids.size()));
+  std::set<std::int64_t> halo;
+  for (auto g : p.global_ids)
+    for (int f = 0; f < 6; ++f)
+      if (conn(g, f).kind == mesh::FaceKind::interior && owner[conn(g, f).nbr_elem] != rank)
+        halo.insert(conn(g, f).nbr_elem);
+  CHECK(std::vector<std::int64_t>(L.global_ids.begin() + L.num_owned, L.global_ids.end()) ==
+        std::vector<std::int64_t>(halo.begin(), halo.end()));
+  std::set<std::int64_t> verts;
+  bool same_coords = true, same_links = true;
+  for (int e = 0; e < L.num_elements(); ++e) {
+    const std::int64_t g = L.global_ids[e];
+    for (int v = 0; v < 8; ++v) {
+      verts.insert(m.hex[8 * g + v]);
+      for (int d = 0; d < 3; ++d)
+        same_coords = same_coords && L.hexes.coords[3 * L.hexes.hex[8 * e + v] + d] ==
+                                         m.coords[3 * m.hex[8 * g + v] + d];
+    }
+    if (e >= L.num_owned) continue;
+    for (int f = 0; f < 6; ++f) {
+      const auto &a = L.link(e, f), &b = conn(g, f);
+      const bool interior = b.kind == mesh::FaceKind::interior;
+      same_links = same_links && a.kind == b.kind && a.nbr_elem == b.nbr_elem &&
+                   a.nbr_face == b.nbr_face && a.orientation == b.orientation &&
+                   a.tag == b.tag && L.neighbour_part(e, f) == (interior ? owner[b.nbr_elem] : -1);
+    }
+  }
+  CHECK(same_coords);
+  CHECK(same_links);
+  CHECK(L.hexes.num_vertices() == std::int64_t(verts.size()));
+  const auto box = mesh::box_info(m);
+  for (int d = 0; d < 3; ++d) {
+    CHECK(L.box.lo[d] == box.lo[d]);
+    CHECK(L.box.hi[d] == box.hi[d]);
+    CHECK(L.box.periodic[d] == box.periodic[d]);
   }
   std::vector<int> total(ne, 0);
   MPI_Allreduce(mine.data(), total.data(), int(ne), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -53,7 +105,7 @@ void check_partition(const std::string& flags) {
   std::vector<std::int64_t> flat;
   for (const auto& f : p.boundary_faces) {
     CHECK(f.nbr_rank != rank);
-    CHECK(p.owner[f.nbr_global_elem] == f.nbr_rank);
+    CHECK(owner[f.nbr_global_elem] == f.nbr_rank);
     const Row r = {rank,         p.global_ids[f.local_elem], f.face,
                    f.nbr_rank,   f.nbr_global_elem,          f.nbr_face,
                    f.orientation};
@@ -89,8 +141,6 @@ void check_partition(const std::string& flags) {
     CHECK(rows.count(partner) == 1);
   }
 
-  // Reproducible: a second METIS run gives the same owners.
-  if (rank == 0 && size > 1) CHECK(parallel::partition_elements(m, conn, size) == p.owner);
   if (rank == 0)
     std::cout << "partition [" << flags << "] on " << size << " ranks: " << ne
               << " elements, edge cut " << p.edge_cut << " faces, imbalance " << p.imbalance

@@ -5,7 +5,7 @@
 
 #include "dg/dg/operator.hpp"
 #include "dg/io/config.hpp"
-#include "dg/mesh/mesh.hpp"
+#include "dg/mesh/local_mesh.hpp"
 #include "dg/parallel/halo.hpp"
 #include "dg/parallel/partition.hpp"
 #include "dg/time/rk.hpp"
@@ -25,6 +25,13 @@ class SnapshotWriter;
 struct GlobalDiagnostics {
   double l2_error = 0.0, max_error = 0.0, integral = 0.0, energy = 0.0, umin = 0.0, umax = 0.0;
   bool finite = true;
+};
+
+/// Halo-exchange statistics of the steps taken so far, reduced over ranks.
+struct HaloStatistics {
+  double bytes_per_stage = 0.0;    // trace bytes sent per RK stage, summed over ranks
+  double wait_fraction_max = 0.0;  // time waiting for messages / time stepping, max over ranks
+  double wait_fraction_mean = 0.0; // the same, mean over ranks
 };
 
 class Solver {
@@ -50,7 +57,13 @@ public:
   DGOperator& op() { return *op_; }
   const parallel::Partition& partition() const { return part_; }
   const physics::ExactSolution& exact() const { return exact_; }
-  std::int64_t global_elements() const { return mesh_.num_elements(); }
+  std::int64_t global_elements() const { return part_.local.nelem_global; }
+  /// Elements whose geometry this rank holds: its own plus the face neighbours on other ranks.
+  std::int64_t held_elements() const { return part_.local.num_elements(); }
+  /// Mesh vertices this rank holds (those of its held elements).
+  std::int64_t held_vertices() const { return part_.local.hexes.num_vertices(); }
+  /// Bytes per stage and waiting fractions of the exchange so far (collective).
+  HaloStatistics halo_statistics() const;
   /// Modal coefficients of all elements, ordered by global id, gathered on every rank.
   std::vector<double> gather_modes() const;
   /// Right-hand side evaluation of one stage (traces, halo, volume + faces, epilogue).
@@ -71,8 +84,6 @@ private:
   io::Config cfg_;
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
-  mesh::HexMesh mesh_;
-  mesh::Connectivity conn_;
   parallel::Partition part_;
   ElementBlock block_;
   physics::AdvectionDiffusion pde_;
@@ -82,11 +93,11 @@ private:
   std::unique_ptr<TimeIntegrator> rk_;
   double time_ = 0.0;
   long step_ = 0;
+  double step_seconds_ = 0.0; // wall time inside step(), fenced
 };
 
 /// Builds the physics and exact solution from a config and the mesh's bounding box / periodicity.
 physics::AdvectionDiffusion make_pde(const io::Config& cfg);
-physics::ExactSolution make_exact(const io::Config& cfg, const mesh::HexMesh& mesh,
-                                  const mesh::Connectivity& conn);
+physics::ExactSolution make_exact(const io::Config& cfg, const mesh::BoxInfo& box);
 
 } // namespace dg

@@ -11,8 +11,32 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <exception>
 #include <string>
+
+namespace {
+// Test hooks (tests/cli/failures.sh): a failure that only one rank sees.
+int test_rank(const char* var) {
+  const char* v = std::getenv(var);
+  return v && *v ? std::atoi(v) : -1;
+}
+
+/// DG_TEST_FAIL_RANK=r: rank r alone meets an input error during set-up.
+void test_fail_on_one_rank(int rank) {
+  if (test_rank("DG_TEST_FAIL_RANK") == rank)
+    DG_INPUT_ERROR("dgsolve: DG_TEST_FAIL_RANK = " << rank
+                                                   << ": test failure injected on this rank only");
+}
+
+/// DG_TEST_NAN_RANK=r: one modal coefficient of rank r's first element becomes NaN.
+void test_poison_one_rank(dg::Solver& solver, int rank) {
+  if (test_rank("DG_TEST_NAN_RANK") != rank) return;
+  auto u = Kokkos::subview(solver.block().u, 0, 0);
+  Kokkos::deep_copy(u, std::numeric_limits<double>::quiet_NaN());
+}
+} // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -41,10 +65,12 @@ int main(int argc, char** argv) {
         dg::io::Config cfg = dg::io::load_config(cl.input, cl.overrides);
         if (cl.quiet) cfg.output.quiet = true;
         dg::Solver solver(cfg, MPI_COMM_WORLD);
+        test_fail_on_one_rank(rank);
         if (cl.restart.empty())
           solver.initialize();
         else
           solver.restart(cl.restart);
+        test_poison_one_rank(solver, rank);
         const dg::GlobalDiagnostics d = solver.run();
         if (!d.finite) status = 3;
       }

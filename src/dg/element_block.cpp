@@ -4,6 +4,7 @@
 
 #include "dg/core/error.hpp"
 #include "dg/mesh/hex.hpp"
+#include "dg/mesh/local_mesh.hpp"
 
 #include <algorithm>
 #include <array>
@@ -93,10 +94,12 @@ IView2 device_ints(const std::string& label, const std::vector<int>& v, int n) {
 
 } // namespace
 
-ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connectivity& conn,
-                                 const std::vector<std::int64_t>& local_ids,
+ElementBlock build_element_block(const mesh::LocalMesh& local,
                                  const std::vector<GhostFace>& ghosts, int order, int q,
                                  const BoundaryKinds& bc, const std::string& geometry) {
+  const mesh::HexMesh& mesh = local.hexes; // element e of the block is element e here
+  const std::vector<std::int64_t> local_ids(local.global_ids.begin(),
+                                            local.global_ids.begin() + local.num_owned);
   ElementBlock b;
   b.order = order;
   b.P = order + 1;
@@ -111,7 +114,7 @@ ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connecti
   const int E = b.nelem;
 
   bool all_affine = true;
-  for (auto g : local_ids) all_affine = all_affine && is_affine(mesh, g);
+  for (int e = 0; e < E; ++e) all_affine = all_affine && is_affine(mesh, e);
   if (geometry == "affine") {
     if (!all_affine) DG_INPUT_ERROR("discretization.geometry = affine: the mesh has curved elements");
     b.affine = true;
@@ -137,18 +140,12 @@ ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connecti
   auto hvol = Kokkos::create_mirror_view(b.volume);
   auto hh = Kokkos::create_mirror_view(b.hmin);
 
-  // Volumes of every element a local element touches (for the penalty), cached by global id.
-  std::unordered_map<std::int64_t, double> vol_cache;
-  auto volume_of = [&](std::int64_t g) {
-    auto it = vol_cache.find(g);
-    if (it != vol_cache.end()) return it->second;
-    const double v = element_volume(mesh, g, t);
-    vol_cache.emplace(g, v);
-    return v;
-  };
-
-  std::unordered_map<std::int64_t, int> local_index;
-  for (int e = 0; e < E; ++e) local_index.emplace(local_ids[e], e);
+  // Volumes of the owned and halo elements (the penalty of a face needs both sides').
+  std::vector<double> volumes(local.global_ids.size());
+  for (std::size_t e = 0; e < volumes.size(); ++e)
+    volumes[e] = element_volume(mesh, std::int64_t(e), t);
+  std::unordered_map<std::int64_t, int> local_index; // global id -> element of `local`
+  for (int e = 0; e < local.num_elements(); ++e) local_index.emplace(local.global_ids[e], e);
   std::unordered_map<std::int64_t, int> ghost_slot; // key 6 * local_elem + face
   for (size_t s = 0; s < ghosts.size(); ++s)
     ghost_slot.emplace(6 * static_cast<std::int64_t>(ghosts[s].local_elem) + ghosts[s].face,
@@ -163,7 +160,7 @@ ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connecti
   for (int e = 0; e < E; ++e) {
     const std::int64_t g = local_ids[e];
     for (int v = 0; v < 8; ++v)
-      for (int d = 0; d < 3; ++d) hverts(e, v, d) = mesh.coords[3 * mesh.hex[8 * g + v] + d];
+      for (int d = 0; d < 3; ++d) hverts(e, v, d) = mesh.coords[3 * mesh.hex[8 * e + v] + d];
     // Volume metric.
     for (int c = 0; c < (b.affine ? 1 : q); ++c)
       for (int bb = 0; bb < (b.affine ? 1 : q); ++bb)
@@ -171,7 +168,7 @@ ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connecti
           const double r = b.affine ? 0.0 : t.x[a], s = b.affine ? 0.0 : t.x[bb],
                        tt = b.affine ? 0.0 : t.x[c];
           double det;
-          const Mat3 A = adjugate(mesh::jacobian(mesh, g, r, s, tt), det);
+          const Mat3 A = adjugate(mesh::jacobian(mesh, e, r, s, tt), det);
           const int pt = a + q * (bb + q * c);
           for (int d = 0; d < 3; ++d)
             for (int i = 0; i < 3; ++i) hvgeo(e, pt, 3 * d + i) = A[d][i];
@@ -179,7 +176,7 @@ ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connecti
         }
     // Face metric: n dS = sign * row d of adj(J) (Nanson), J^{-1} n = adj(J) n / |J|.
     double max_area = 0.0;
-    const double vol = volume_of(g);
+    const double vol = volumes[e];
     hvol(e) = vol;
     bool touches_ghost = false;
     for (int f = 0; f < 6; ++f) {
@@ -192,7 +189,7 @@ ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connecti
           r[ta] = b.affine ? 0.0 : t.x[i];
           r[tb] = b.affine ? 0.0 : t.x[j];
           double det;
-          const Mat3 A = adjugate(mesh::jacobian(mesh, g, r[0], r[1], r[2]), det);
+          const Mat3 A = adjugate(mesh::jacobian(mesh, e, r[0], r[1], r[2]), det);
           const double sg = side ? 1.0 : -1.0;
           double n[3] = {sg * A[d][0], sg * A[d][1], sg * A[d][2]};
           const double dS = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -203,15 +200,17 @@ ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connecti
             hfgeo(e, f, pt, 4 + k) = (A[k][0] * n[0] + A[k][1] * n[1] + A[k][2] * n[2]) / (dS * det);
           hfgeo(e, f, pt, 7) = 0.0;
         }
-      const double area = face_area(mesh, g, f, t);
+      const double area = face_area(mesh, e, f, t);
       max_area = std::max(max_area, area);
-      const mesh::FaceLink& L = conn(g, f);
+      const mesh::FaceLink& L = local.link(e, f);
       double ratio = area / vol;
       const int k = 6 * e + f;
       if (L.kind == mesh::FaceKind::interior) {
-        ratio = std::max(ratio, area / volume_of(L.nbr_elem));
         auto it = local_index.find(L.nbr_elem);
-        if (it != local_index.end()) {
+        DG_VERIFY(it != local_index.end(), "element " << g << " face " << f << ": neighbour "
+                                                      << L.nbr_elem << " is not in the local mesh");
+        ratio = std::max(ratio, area / volumes[it->second]);
+        if (it->second < E) {
           ftype[k] = face_local;
           nbr[k] = it->second;
         } else {

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -722,8 +724,28 @@ void write_checkpoint(MPI_Comm comm_in, const std::string& path, const Checkpoin
   MPI_Bcast(ints, 2, MPI_INT, 0, comm);
   const std::string yaml = bcast_string(comm, data.yaml);
 
+  // Test hook: DG_TEST_KILL_IN_CHECKPOINT=n kills the process (SIGKILL, no clean-up) in the
+  // n-th checkpoint it writes, after half of each rank's rows reached the temporary file.
+  static int checkpoints_written = 0;
+  ++checkpoints_written;
+  const char* kill_at = std::getenv("DG_TEST_KILL_IN_CHECKPOINT");
+  const bool kill_now = kill_at && std::atoi(kill_at) == checkpoints_written;
+
   const std::string tmp = path + ".tmp";
   write_shared(comm, tmp, mode, [&](const SharedFile& f) {
+    if (kill_now) {
+      std::vector<std::pair<hsize_t, hsize_t>> half;
+      hsize_t left = nlocal / 2;
+      for (const auto& r : runs) {
+        if (left == 0) break;
+        half.emplace_back(r.first, std::min(left, r.second));
+        left -= half.back().second;
+      }
+      write_rows(f, "modes", H5T_NATIVE_DOUBLE, hsize_t(data.nelem_global), hsize_t(nm), half,
+                 rows.data());
+      H5Fflush(f.file, H5F_SCOPE_GLOBAL);
+      std::raise(SIGKILL);
+    }
     write_rows(f, "modes", H5T_NATIVE_DOUBLE, hsize_t(data.nelem_global), hsize_t(nm), runs,
                rows.data());
     if (f.create) {

@@ -9,8 +9,6 @@
 namespace dg::parallel {
 
 std::vector<GhostFace> ghost_faces(const Partition& part) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<GhostFace> g;
   g.reserve(part.boundary_faces.size());
   for (const auto& f : part.boundary_faces)
@@ -18,7 +16,7 @@ std::vector<GhostFace> ghost_faces(const Partition& part) {
                           f.nbr_face, f.orientation});
   auto key = [&](const GhostFace& f) {
     const std::int64_t own = part.global_ids[f.local_elem];
-    const bool low = part.owner[own] < f.nbr_rank; // this side is the lower rank
+    const bool low = part.rank < f.nbr_rank; // this side is the lower rank
     return std::make_tuple(f.nbr_rank, low ? own : f.nbr_global, low ? f.face : f.nbr_face,
                            low ? f.nbr_global : own, low ? f.nbr_face : f.face);
   };

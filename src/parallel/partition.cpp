@@ -6,7 +6,9 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <string>
 #include <tuple>
+#include <utility>
 
 namespace dg::parallel {
 
@@ -108,19 +110,41 @@ std::vector<int> partition_elements(const mesh::HexMesh& mesh, const mesh::Conne
   return owner;
 }
 
+Partition partition_from_local(mesh::LocalMesh local, int rank) {
+  Partition p;
+  p.rank = rank;
+  p.global_ids.assign(local.global_ids.begin(), local.global_ids.begin() + local.num_owned);
+  for (int le = 0; le < local.num_owned; ++le)
+    for (int f = 0; f < 6; ++f) {
+      const auto& l = local.link(le, f);
+      const int nr = local.neighbour_part(le, f);
+      if (l.kind != mesh::FaceKind::interior || nr == rank) continue;
+      p.boundary_faces.push_back(
+          RankBoundaryFace{std::int64_t(le), f, nr, l.nbr_elem, l.nbr_face, l.orientation});
+    }
+  std::sort(p.boundary_faces.begin(), p.boundary_faces.end(),
+            [&](const RankBoundaryFace& a, const RankBoundaryFace& b) {
+              return std::make_tuple(a.nbr_rank, p.global_ids[a.local_elem], a.face) <
+                     std::make_tuple(b.nbr_rank, p.global_ids[b.local_elem], b.face);
+            });
+  p.local = std::move(local);
+  return p;
+}
+
 Partition distribute(const mesh::HexMesh& mesh, const mesh::Connectivity& conn, MPI_Comm comm) {
+  constexpr int tag_sizes = 7311, tag_ints = 7312, tag_reals = 7313; // rank 0 -> each rank
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const std::int64_t ne = mesh.num_elements();
-  Partition p;
-  p.owner.assign(ne, 0);
+  std::int64_t ne = mesh.num_elements();
+  MPI_Bcast(&ne, 1, MPI_INT64_T, 0, comm);
   // Rank 0 partitions; an input error there (too many ranks) must reach every rank.
+  std::vector<int> owner;
   int ok = 1;
   std::string err;
   if (rank == 0) {
     try {
-      p.owner = partition_elements(mesh, conn, size);
+      owner = partition_elements(mesh, conn, size);
     } catch (const InputError& e) {
       ok = 0;
       err = e.what();
@@ -132,41 +156,68 @@ Partition distribute(const mesh::HexMesh& mesh, const mesh::Connectivity& conn, 
     DG_INPUT_ERROR("cannot partition " << ne << " elements over " << size << " ranks: use at most "
                                        << ne << " ranks");
   }
-  for (std::int64_t off = 0; off < ne; off += INT32_MAX / 2) {
-    const int count = int(std::min<std::int64_t>(ne - off, INT32_MAX / 2));
-    MPI_Bcast(p.owner.data() + off, count, MPI_INT, 0, comm);
+
+  // Global facts, computed where the mesh is.
+  double facts[2] = {0.0, 1.0}; // edge cut, imbalance
+  mesh::BoxInfo box;
+  if (rank == 0) {
+    std::vector<std::int64_t> count(size, 0);
+    for (int o : owner) ++count[o];
+    const std::int64_t maxc = *std::max_element(count.begin(), count.end());
+    std::int64_t cut_sides = 0;
+    for (std::int64_t e = 0; e < ne; ++e)
+      for (int f = 0; f < 6; ++f) {
+        const auto& l = conn(e, f);
+        if (l.kind == mesh::FaceKind::interior && owner[l.nbr_elem] != owner[e]) ++cut_sides;
+      }
+    facts[0] = double(cut_sides / 2);
+    facts[1] = double(maxc) * double(size) / double(ne);
+    box = mesh::box_info(mesh);
+  }
+  MPI_Bcast(facts, 2, MPI_DOUBLE, 0, comm);
+  double box_reals[6];
+  int box_periodic[3];
+  for (int d = 0; d < 3; ++d) {
+    box_reals[d] = box.lo[d];
+    box_reals[3 + d] = box.hi[d];
+    box_periodic[d] = box.periodic[d];
+  }
+  MPI_Bcast(box_reals, 6, MPI_DOUBLE, 0, comm);
+  MPI_Bcast(box_periodic, 3, MPI_INT, 0, comm);
+  for (int d = 0; d < 3; ++d) {
+    box.lo[d] = box_reals[d];
+    box.hi[d] = box_reals[3 + d];
+    box.periodic[d] = box_periodic[d] != 0;
   }
 
-  std::vector<std::int64_t> count(size, 0);
-  for (std::int64_t e = 0; e < ne; ++e) {
-    ++count[p.owner[e]];
-    if (p.owner[e] == rank) p.global_ids.push_back(e);
-  }
-  const std::int64_t maxc = *std::max_element(count.begin(), count.end());
-  p.imbalance = double(maxc) * double(size) / double(ne);
-
-  std::int64_t cut_sides = 0;
-  for (std::int64_t e = 0; e < ne; ++e)
-    for (int f = 0; f < 6; ++f) {
-      const auto& l = conn(e, f);
-      if (l.kind == mesh::FaceKind::interior && p.owner[l.nbr_elem] != p.owner[e]) ++cut_sides;
+  // Each rank's share, one at a time (rank 0 never holds more than one extra share).
+  mesh::LocalMesh mine;
+  if (rank == 0) {
+    std::vector<std::int64_t> ints;
+    std::vector<double> reals;
+    for (int r = 1; r < size; ++r) {
+      mesh::pack_local_mesh(mesh::extract_local_mesh(mesh, conn, owner, r, box), ints, reals);
+      DG_VERIFY(ints.size() < std::size_t(INT32_MAX) && reals.size() < std::size_t(INT32_MAX),
+                "share of rank " << r << " too large for one message");
+      std::int64_t sizes[2] = {std::int64_t(ints.size()), std::int64_t(reals.size())};
+      MPI_Send(sizes, 2, MPI_INT64_T, r, tag_sizes, comm);
+      MPI_Send(ints.data(), int(ints.size()), MPI_INT64_T, r, tag_ints, comm);
+      MPI_Send(reals.data(), int(reals.size()), MPI_DOUBLE, r, tag_reals, comm);
     }
-  p.edge_cut = cut_sides / 2;
-
-  for (std::size_t le = 0; le < p.global_ids.size(); ++le) {
-    const std::int64_t e = p.global_ids[le];
-    for (int f = 0; f < 6; ++f) {
-      const auto& l = conn(e, f);
-      if (l.kind != mesh::FaceKind::interior || p.owner[l.nbr_elem] == rank) continue;
-      p.boundary_faces.push_back(RankBoundaryFace{std::int64_t(le), f, p.owner[l.nbr_elem],
-                                                  l.nbr_elem, l.nbr_face, l.orientation});
-    }
+    mine = mesh::extract_local_mesh(mesh, conn, owner, 0, box);
+  } else {
+    std::int64_t sizes[2] = {0, 0};
+    MPI_Recv(sizes, 2, MPI_INT64_T, 0, tag_sizes, comm, MPI_STATUS_IGNORE);
+    std::vector<std::int64_t> ints(static_cast<std::size_t>(sizes[0]));
+    std::vector<double> reals(static_cast<std::size_t>(sizes[1]));
+    MPI_Recv(ints.data(), int(ints.size()), MPI_INT64_T, 0, tag_ints, comm, MPI_STATUS_IGNORE);
+    MPI_Recv(reals.data(), int(reals.size()), MPI_DOUBLE, 0, tag_reals, comm, MPI_STATUS_IGNORE);
+    mine = mesh::unpack_local_mesh(ints, reals);
+    mine.box = box;
   }
-  std::sort(p.boundary_faces.begin(), p.boundary_faces.end(),
-            [&](const RankBoundaryFace& a, const RankBoundaryFace& b) {
-              return std::make_tuple(a.nbr_rank, p.global_ids[a.local_elem], a.face) <
-                     std::make_tuple(b.nbr_rank, p.global_ids[b.local_elem], b.face);
-            });
+  Partition p = partition_from_local(std::move(mine), rank);
+  p.edge_cut = std::int64_t(facts[0]);
+  p.imbalance = facts[1];
   return p;
 }
 

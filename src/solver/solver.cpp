@@ -4,6 +4,7 @@
 #include "dg/core/error.hpp"
 #include "dg/io/output.hpp"
 #include "dg/mesh/generate.hpp"
+#include "dg/mesh/local_mesh.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -42,8 +43,7 @@ physics::AdvectionDiffusion make_pde(const io::Config& cfg) {
   return pde;
 }
 
-physics::ExactSolution make_exact(const io::Config& cfg, const mesh::HexMesh& mesh,
-                                  const mesh::Connectivity&) {
+physics::ExactSolution make_exact(const io::Config& cfg, const mesh::BoxInfo& box) {
   physics::ExactSolution ex;
   ex.pde = make_pde(cfg);
   const auto& ic = cfg.initial;
@@ -51,54 +51,60 @@ physics::ExactSolution make_exact(const io::Config& cfg, const mesh::HexMesh& me
   ex.amplitude = ic.amplitude;
   ex.width = ic.width;
   ex.value = ic.value;
-  double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
-  for (std::int64_t v = 0; v < mesh.num_vertices(); ++v)
-    for (int d = 0; d < 3; ++d) {
-      lo[d] = std::min(lo[d], mesh.coords[3 * v + d]);
-      hi[d] = std::max(hi[d], mesh.coords[3 * v + d]);
-    }
   for (int d = 0; d < 3; ++d) {
-    ex.lo[d] = lo[d];
-    ex.len[d] = hi[d] - lo[d];
+    ex.lo[d] = box.lo[d];
+    ex.len[d] = box.hi[d] - box.lo[d];
     ex.center[d] = ic.center[d];
     ex.k[d] = 2.0 * math::pi * ic.wavenumber[d] / ex.len[d];
-    ex.periodic[d] = false;
-  }
-  // A periodic pair whose face centroids differ by a box length along d makes d periodic.
-  const std::int64_t np = static_cast<std::int64_t>(mesh.periodic.size() / 4);
-  for (std::int64_t i = 0; i < np; ++i) {
-    double ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
-    for (int side = 0; side < 2; ++side) {
-      const std::int64_t e = mesh.periodic[4 * i + 2 * side];
-      const int f = static_cast<int>(mesh.periodic[4 * i + 2 * side + 1]);
-      const auto c = mesh::map_point(mesh, e, f / 2 == 0 ? (f % 2 ? 1.0 : -1.0) : 0.0,
-                                     f / 2 == 1 ? (f % 2 ? 1.0 : -1.0) : 0.0,
-                                     f / 2 == 2 ? (f % 2 ? 1.0 : -1.0) : 0.0);
-      for (int d = 0; d < 3; ++d) (side ? cb : ca)[d] = c[d];
-    }
-    for (int d = 0; d < 3; ++d)
-      if (std::fabs(std::fabs(ca[d] - cb[d]) - ex.len[d]) < 1e-8 * ex.len[d])
-        ex.periodic[d] = true;
+    ex.periodic[d] = box.periodic[d];
   }
   return ex;
 }
 
+namespace {
+/// Rank 0 reads or generates the mesh and builds its connectivity, then partitions it and sends
+/// every rank its share; the global mesh lives only inside this function, on rank 0. A mistake
+/// in the input found on rank 0 is thrown on every rank with the same message.
+parallel::Partition read_and_distribute(const io::Config& cfg, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  mesh::HexMesh mesh;
+  mesh::Connectivity conn;
+  std::string error;
+  if (rank == 0) {
+    try {
+      if (cfg.mesh.box.empty()) {
+        mesh = mesh::read_mesh(resolve_mesh_path(cfg));
+      } else {
+        try {
+          mesh = mesh::generate_box(mesh::parse_box_flags(cfg.mesh.box));
+        } catch (const InputError& e) {
+          DG_INPUT_ERROR(cfg.source << ": mesh.box = \"" << cfg.mesh.box << "\": " << e.what());
+        }
+      }
+      conn = mesh::build_connectivity(mesh);
+    } catch (const InputError& e) {
+      error = e.what();
+      if (error.empty()) error = cfg.source + ": the mesh could not be read";
+    }
+  }
+  int len = static_cast<int>(error.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  if (len > 0) {
+    error.resize(static_cast<std::size_t>(len));
+    MPI_Bcast(error.data(), len, MPI_CHAR, 0, comm);
+    throw InputError(error);
+  }
+  return parallel::distribute(mesh, conn, comm);
+}
+} // namespace
+
 Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  if (cfg.mesh.box.empty()) {
-    mesh_ = mesh::read_mesh(resolve_mesh_path(cfg));
-  } else {
-    try {
-      mesh_ = mesh::generate_box(mesh::parse_box_flags(cfg.mesh.box));
-    } catch (const InputError& e) {
-      DG_INPUT_ERROR(cfg.source << ": mesh.box = \"" << cfg.mesh.box << "\": " << e.what());
-    }
-  }
-  conn_ = mesh::build_connectivity(mesh_);
-  part_ = parallel::distribute(mesh_, conn_, comm_);
+  part_ = read_and_distribute(cfg, comm_);
   if (static_cast<std::int64_t>(part_.global_ids.size()) == 0)
-    DG_INPUT_ERROR(cfg.source << ": " << size_ << " ranks for " << mesh_.num_elements()
+    DG_INPUT_ERROR(cfg.source << ": " << size_ << " ranks for " << global_elements()
                               << " elements: every rank needs at least one element");
   const int p = cfg.discretization.order;
   const int q = cfg.discretization.quadrature_points > 0 ? cfg.discretization.quadrature_points
@@ -108,10 +114,9 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
     bc.kind[t] = face_kind(cfg.boundary.kind[t].empty() ? cfg.boundary.default_kind
                                                         : cfg.boundary.kind[t]);
   const auto ghosts = parallel::ghost_faces(part_);
-  block_ = build_element_block(mesh_, conn_, part_.global_ids, ghosts, p, q, bc,
-                               cfg.discretization.geometry);
+  block_ = build_element_block(part_.local, ghosts, p, q, bc, cfg.discretization.geometry);
   pde_ = make_pde(cfg);
-  exact_ = make_exact(cfg, mesh_, conn_);
+  exact_ = make_exact(cfg, part_.local.box);
   op_ = std::make_unique<DGOperator>(block_, pde_, exact_);
   if (size_ > 1)
     halo_ = std::make_unique<parallel::HaloExchange>(comm_, block_, ghosts,
@@ -137,9 +142,22 @@ void Solver::rhs(double t, const Epilogue& ep) {
 }
 
 void Solver::step(double dt) {
+  const double t0 = MPI_Wtime();
   rk_->step([this](double t, const Epilogue& ep) { rhs(t, ep); }, time_, dt);
+  Kokkos::fence();
+  step_seconds_ += MPI_Wtime() - t0;
   time_ += dt;
   ++step_;
+}
+
+HaloStatistics Solver::halo_statistics() const {
+  double bytes = halo_ ? double(halo_->bytes_per_exchange()) : 0.0;
+  const double wait = halo_ ? halo_->wait_seconds() : 0.0;
+  double frac = step_seconds_ > 0.0 ? wait / step_seconds_ : 0.0, frac_max = frac;
+  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &frac, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &frac_max, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  return HaloStatistics{bytes, frac_max, frac / size_};
 }
 
 double Solver::time_step() const {
@@ -171,7 +189,7 @@ GlobalDiagnostics Solver::diagnostics() const {
 std::vector<double> Solver::gather_modes() const {
   const int nm = block_.nmodes;
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block_.u);
-  std::vector<double> all(static_cast<size_t>(mesh_.num_elements()) * nm, 0.0);
+  std::vector<double> all(static_cast<size_t>(global_elements()) * nm, 0.0);
   for (int e = 0; e < block_.nelem; ++e)
     for (int m = 0; m < nm; ++m) all[static_cast<size_t>(block_.global_ids[e]) * nm + m] = h(e, m);
   MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM,
@@ -199,7 +217,7 @@ void Solver::write_checkpoint(const std::string& path) const {
   c.order = block_.order;
   c.nmodes = block_.nmodes;
   c.yaml = cfg_.yaml;
-  c.nelem_global = mesh_.num_elements();
+  c.nelem_global = global_elements();
   c.global_ids = block_.global_ids;
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block_.u);
   c.modes.assign(h.data(), h.data() + h.size());
@@ -231,12 +249,12 @@ GlobalDiagnostics Solver::run() {
   if (out.snapshots)
     writer = std::make_unique<io::SnapshotWriter>(comm_, out.directory, out.name, n * n * n,
                                                   (n - 1) * (n - 1) * (n - 1),
-                                                  mesh_.num_elements());
+                                                  global_elements());
   io::CsvLog csv(comm_, out.directory, out.name,
                  {"step", "time", "l2_error", "max_error", "integral", "energy", "umin", "umax"},
                  step_ > 0);
   const bool with_error = exact_.is_exact() && exact_.kind != 3;
-  const double dofs = static_cast<double>(mesh_.num_elements()) * block_.nmodes;
+  const double dofs = static_cast<double>(global_elements()) * block_.nmodes;
   const bool tty = isatty(fileno(stdout));
   const std::string checkpoint = out.directory + "/" + out.name + "_checkpoint.h5";
 
@@ -262,10 +280,16 @@ GlobalDiagnostics Solver::run() {
     return d;
   };
   GlobalDiagnostics d = record(step_ == 0 || out.interval <= 0);
+  if (!d.finite) {
+    if (rank_ == 0)
+      std::fprintf(stderr, "dgsolve: the %s state at t = %.6e is non-finite (NaN or Inf)\n",
+                   step_ > 0 ? "restarted" : "initial", time_);
+    return d;
+  }
   if (talk)
     std::printf("dgsolve: %lld elements, p = %d, q = %d, %.3g DOF, %s, %s mesh, %d rank(s), "
                 "dt = %.4g, %ld steps\n",
-                static_cast<long long>(mesh_.num_elements()), block_.order, block_.Q, dofs,
+                static_cast<long long>(global_elements()), block_.order, block_.Q, dofs,
                 rk_->scheme().c_str(), block_.affine ? "affine" : "curved", size_, dt_rule,
                 expected);
   Kokkos::fence();
@@ -316,13 +340,26 @@ GlobalDiagnostics Solver::run() {
   Kokkos::fence();
   const double wall = MPI_Wtime() - wall0;
   if (out.checkpoint_steps > 0 || out.checkpoint_time > 0) write_checkpoint(checkpoint);
+  const double rate = dofs * rk_->stages() * (step_ - step0) / std::max(wall, 1e-12);
+  const HaloStatistics hs = halo_statistics();
   if (rank_ == 0 && !out.quiet) {
     std::printf("dgsolve: done: %ld steps to t = %.6e in %.3f s, %.3e DOF-stages/s", step_ - step0,
-                time_, wall, dofs * rk_->stages() * (step_ - step0) / std::max(wall, 1e-12));
+                time_, wall, rate);
     if (with_error) std::printf(", L2 error %.6e, max error %.6e", d.l2_error, d.max_error);
     std::printf(", integral %.15e\n", d.integral);
+    std::printf("dgsolve: halo: %.0f bytes per stage (sent, summed over ranks), waiting %.1f%% of "
+                "step time (max over ranks; mean %.1f%%)\n",
+                hs.bytes_per_stage, 100.0 * hs.wait_fraction_max, 100.0 * hs.wait_fraction_mean);
     if (writer) std::printf("dgsolve: snapshots in %s\n", writer->xdmf_path().c_str());
   }
+  // One row per run: the figures of the summary, for scripts (scripts/scaling.sh).
+  io::CsvLog summary(comm_, out.directory, out.name + "_summary",
+                     {"ranks", "elements", "order", "dofs", "steps", "wall_s", "dof_stages_per_s",
+                      "halo_bytes_per_stage", "halo_wait_fraction_max",
+                      "halo_wait_fraction_mean"});
+  summary.row({double(size_), double(global_elements()), double(block_.order), dofs,
+               double(step_ - step0), wall, rate, hs.bytes_per_stage, hs.wait_fraction_max,
+               hs.wait_fraction_mean});
   return d;
 }
 

@@ -4,7 +4,7 @@
 
 #include "dg/core/kokkos.hpp"
 #include "dg/dg/basis.hpp"
-#include "dg/mesh/mesh.hpp"
+#include "dg/mesh/local_mesh.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -67,12 +67,12 @@ struct GhostFace {
   int nbr_face, orientation;
 };
 
-/// Builds the block for the elements `local_ids` (global ids, ascending) of `mesh`: metric
+/// Builds the block for the owned elements of `local` (one rank's share of the mesh): metric
 /// terms at the Gauss points (q per direction), connectivity with ghost slots for `ghosts`
-/// (faces whose neighbour is on another rank; their order defines the ghost slots).
+/// (faces whose neighbour is on another rank; their order defines the ghost slots). The halo
+/// elements of `local` supply the neighbour volumes of the penalty on rank-boundary faces.
 /// `geometry`: "auto" (affine when every element is a parallelepiped), "affine", "curved".
-ElementBlock build_element_block(const mesh::HexMesh& mesh, const mesh::Connectivity& conn,
-                                 const std::vector<std::int64_t>& local_ids,
+ElementBlock build_element_block(const mesh::LocalMesh& local,
                                  const std::vector<GhostFace>& ghosts, int order, int q,
                                  const BoundaryKinds& bc, const std::string& geometry);
 

@@ -87,7 +87,9 @@ struct CheckpointData {
 /// attributes format = "dgsolve-checkpoint", time, step, order, nmodes, yaml (rank 0's values).
 /// The file is written as `path + ".tmp"` and renamed to `path` once every rank has closed it,
 /// so `path` is always a complete checkpoint (the previous one, or this one). The global ids of
-/// all ranks must together be 0 .. nelem_global-1, each once.
+/// all ranks must together be 0 .. nelem_global-1, each once. Test hook: with the environment
+/// variable DG_TEST_KILL_IN_CHECKPOINT=n the n-th call of the process raises SIGKILL after
+/// half of each rank's rows are in the temporary file.
 void write_checkpoint(MPI_Comm comm, const std::string& path, const CheckpointData& data,
                       ParallelIo mode = ParallelIo::automatic);
 
