@@ -92,7 +92,7 @@ def main(dst, args):
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.6 * nrow), squeeze=False)
     for ax, case in zip(axes.flat, cases):
         for k, (p, pts) in enumerate(sorted(series[case].items(), key=lambda kv: str(kv[0]))):
-            pts = sorted(set(pts))
+            pts = sorted(set(pts), reverse=True)  # coarse to fine: the last rate is the finest pair
             h = [x for x, _ in pts]
             e = [y for _, y in pts]
             rates = [math.log(e[i] / e[i + 1]) / math.log(h[i] / h[i + 1])
@@ -111,7 +111,7 @@ def main(dst, args):
         ax.set_xlabel("h")
         ax.set_ylabel("L2 error")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, title="observed order", title_fontsize=7)
+        ax.legend(fontsize=7, title="observed order (finest pair)", title_fontsize=7)
     for ax in list(axes.flat)[len(cases):]:
         ax.axis("off")
     fig.suptitle("h-convergence (dotted: slope p+1)", fontsize=10)

@@ -157,19 +157,26 @@ TEST_CASE("the time loop copies nothing between host and device", "[unit][reside
                   << log.describe());
       CHECK(cross == 0);
 
-      // Diagnostics and output read the state on the host: real device -> host copies on a
-      // GPU build; on a host-memory build create_mirror_view_and_copy hands the same View back.
+      // Diagnostics and output are outside the loop and do copy: they upload their quadrature
+      // tables (host -> device) and read per-element sums and the modes back (device -> host).
+      // On a host-memory build the mirrors alias the device Views, so the hook still sees the
+      // table uploads (same-space) but no transfer exists.
       log.clear();
       const dg::GlobalDiagnostics d = s.diagnostics();
       const std::vector<double> modes = s.gather_modes();
       Kokkos::fence();
-      std::cout << "residency: diagnostics + gather_modes: cross-space copies " << log.cross()
-                << " of " << log.events().size() << " deep copies\n";
+      int to_host = 0;
+      for (const auto& e : log.events())
+        to_host += e.cross_space() && e.dst_space == Kokkos::HostSpace::name() ? 1 : 0;
+      std::cout << "residency: diagnostics + gather_modes: " << log.events().size()
+                << " deep copies, " << log.cross() << " cross-space, " << to_host
+                << " device -> host\n";
       INFO("deep copies of diagnostics and gather_modes:\n" << log.describe());
+      CHECK(!log.events().empty());
       if (separate_device_memory)
-        CHECK(log.cross() >= 2);
+        CHECK(to_host >= 2); // per-element diagnostic sums and the gathered modes
       else
-        CHECK(log.events().empty());
+        CHECK(log.cross() == 0);
 
       // The steps did real work: the solution moved in time and stayed accurate.
       CHECK(s.steps_taken() == steps);
