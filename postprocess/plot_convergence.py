@@ -25,6 +25,7 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 except ImportError:
     print("plot_convergence.py: matplotlib is not installed; skipping", file=sys.stderr)
     sys.exit(77)
@@ -107,6 +108,10 @@ def main(dst, args):
                 # Reference slope p+1 through the finest point, over the same h range.
                 ref = [e[-1] * (x / h[-1]) ** (p + 1) for x in h]
                 ax.loglog(h, [0.5 * r for r in ref], ":", color=color, lw=1)
+        hs = sorted({x for pts in series[case].values() for x, _ in pts})
+        ax.set_xticks(hs)
+        ax.set_xticklabels([f"1/{1 / x:.3g}" for x in hs])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title(case, fontsize=10)
         ax.set_xlabel("h")
         ax.set_ylabel("L2 error")
