@@ -1,6 +1,6 @@
-// Verification of the DG solver: observed convergence orders, p-convergence, free-stream
-// (constant state) preservation on curved shuffled meshes, conservation, energy stability and
-// invariance under the local vertex numbering.
+// Verification of the DG solver: p-convergence, free-stream (constant state) preservation on
+// curved shuffled meshes, conservation, energy stability and invariance under the local vertex
+// numbering. The h-convergence studies are in test_convergence.cpp.
 #include "catch.hpp"
 #include "solver_util.hpp"
 
@@ -10,7 +10,6 @@
 #include <iostream>
 #include <sstream>
 
-using dgtest::orders;
 using dgtest::run_case;
 
 namespace {
@@ -26,51 +25,7 @@ output: {snapshots: false, quiet: true, directory: test_out}
 std::string box(int n, const std::string& extra) {
   return "mesh.box=-nx " + std::to_string(n) + " -periodic xyz" + extra;
 }
-
-/// L2 errors for p under h-refinement n -> 2n.
-std::vector<double> h_errors(int p, const std::vector<int>& ns, const std::string& mesh_extra,
-                             double nu, const std::string& velocity) {
-  std::vector<double> e;
-  for (int n : ns) {
-    const auto d = run_case(base_yaml, {box(n, mesh_extra), "discretization.order=" + std::to_string(p),
-                                        "physics.diffusivity=" + std::to_string(nu),
-                                        "physics.velocity=" + velocity});
-    e.push_back(d.l2_error);
-  }
-  return e;
-}
-
-void check_orders(const std::string& what, const std::string& mesh_extra, double nu,
-                  const std::string& velocity, int pmax) {
-  for (int p = 1; p <= pmax; ++p) {
-    // Curved meshes leave the pre-asymptotic range later: refine them from 4, affine ones from 3.
-    const bool curved = mesh_extra.find("warp") != std::string::npos;
-    const std::vector<int> ns = (p <= 2 || curved) ? std::vector<int>{4, 8} : std::vector<int>{3, 6};
-    const auto e = h_errors(p, ns, mesh_extra, nu, velocity);
-    const double rate = orders(e).back();
-    std::cout << what << " p = " << p << ": L2 errors " << e[0] << " " << e[1]
-              << ", observed order " << rate << " (design " << p + 1 << ")\n";
-    INFO(what << ": p = " << p << ", errors " << e[0] << ", " << e[1] << ", order " << rate);
-    CHECK(rate > p + 1 - 0.3);
-  }
-}
 } // namespace
-
-TEST_CASE("h-convergence: advection on affine meshes at order p+1", "[convergence][advection]") {
-  check_orders("advection affine", "", 0.0, "[1.0,0.5,0.25]", 5);
-}
-TEST_CASE("h-convergence: advection on warped shuffled meshes", "[convergence][advection]") {
-  check_orders("advection warped", " -warp 0.05 -shuffle 7", 0.0, "[1.0,0.5,0.25]", 3);
-}
-TEST_CASE("h-convergence: diffusion on affine meshes at order p+1", "[convergence][diffusion]") {
-  check_orders("diffusion affine", "", 0.05, "[0,0,0]", 5);
-}
-TEST_CASE("h-convergence: diffusion on warped shuffled meshes", "[convergence][diffusion]") {
-  check_orders("diffusion warped", " -warp 0.05 -shuffle 7", 0.05, "[0,0,0]", 3);
-}
-TEST_CASE("h-convergence: advection-diffusion, warped shuffled", "[convergence][advdiff]") {
-  check_orders("advection-diffusion warped", " -warp 0.05 -shuffle 3", 0.02, "[1.0,0.5,0.25]", 3);
-}
 
 TEST_CASE("p-convergence is exponential on a fixed mesh", "[convergence][p]") {
   std::vector<double> e;
