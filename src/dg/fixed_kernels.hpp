@@ -8,6 +8,8 @@
 #include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
 
+#include <algorithm>
+
 namespace dg::fixed {
 
 // ------------------------------------------------------------------------------------------
@@ -492,7 +494,8 @@ struct Kernels {
   };
 
   static TeamPolicy policy(int n, size_t bytes, int& level, int team_size) {
-    const size_t max0 = static_cast<size_t>(TeamPolicy::scratch_size_max(0));
+    // Level 0 (shared memory) up to the 48 KB every CUDA block gets without opting in.
+    const size_t max0 = std::min<size_t>(48 * 1024, TeamPolicy::scratch_size_max(0));
     level = bytes <= max0 ? 0 : 1;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     const int threads = team_size > 0 ? team_size : (Q2 <= 32 ? 32 : (Q2 <= 64 ? 64 : 128));
