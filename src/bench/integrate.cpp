@@ -116,7 +116,9 @@ int run_integrate(Options& o) {
   const double warp = o.real("warp", 0.1, "warp amplitude of the curved test elements");
   const auto rhs_orders = o.ints("rhs-orders", "1:7", "orders of the element_matrix vs "
                                                       "matrix_free RHS comparison");
-  const int rhs_nx = o.integer("rhs-nx", 24, "largest mesh (nx^3 elements) of that comparison");
+  const int rhs_nx = o.integer("rhs-nx", 16, "largest mesh (nx^3 elements) of that comparison");
+  const double rhs_gflop =
+      o.real("rhs-gflop", 50.0, "element-matrix set-up work (GFLOP) that caps that mesh");
   const bool no_rhs = o.flag("no-rhs", "skip the RHS comparison");
   if (o.finish()) return 0;
   int rank = 0;
@@ -223,7 +225,9 @@ int run_integrate(Options& o) {
       const double setup =
           integration::quadrature_cost(Form::advection_diffusion, v, p, p + 2, false, false).flops;
       const double n = std::pow(p + 1.0, 3);
-      const int ne = elements_for(b, setup, n * n * 8);
+      Budget brhs = b;
+      brhs.gflop = rhs_gflop;
+      const int ne = elements_for(brhs, setup, n * n * 8);
       const int nx = std::max(2, std::min(rhs_nx, static_cast<int>(std::cbrt(double(ne)))));
       std::ostringstream yaml;
       yaml << "mesh: {box: \"-nx " << nx << " -warp " << warp << " -periodic xyz\"}\n"
