@@ -13,6 +13,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 
 def read_rows(path):
@@ -57,6 +58,7 @@ def main(argv=None):
                 style = "k-o" if v == "tensor" else "-s"
                 ax.plot([p for p, _ in pts], [g for _, g in pts], style, label=v, ms=4)
             ax.set_title(op)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel("p")
             ax.set_ylabel("GFLOP/s")
             ax.set_yscale("log")

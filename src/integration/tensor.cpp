@@ -117,22 +117,23 @@ void tensor_contract(Form form, int order, const View2& A0, const View2& G, View
     out = View3(Kokkos::ViewAllocateWithoutInitializing("dg::integration::matrices"), nelem, N,
                 N);
   const View3 o = out;
-  const long long n2 = static_cast<long long>(n) * n, per = n2 * nc * nc;
-  // One entry per work item, j fastest: the writes of neighbouring items are contiguous and
-  // A0(k, ij) is read coalesced (and shared across elements through the cache).
+  const int n2 = n * n, nb = nc * nc;
+  // One team per (element, component block): G_e's 9 entries are loaded once into registers,
+  // the threads run over the n^2 entries with j fastest, so the writes of neighbouring threads
+  // are contiguous and A0(k, ij) is read coalesced (and shared across elements in the cache).
   Kokkos::parallel_for(
-      "dg::integration::tensor::contract",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<long long>>(0, per * nelem),
-      KOKKOS_LAMBDA(long long idx) {
-        const int e = static_cast<int>(idx / per);
-        const long long rem = idx % per;
-        const int ab = static_cast<int>(rem / n2);
-        const long long ij = rem % n2;
-        const int i = static_cast<int>(ij / n), j = static_cast<int>(ij % n);
-        const int a = ab / nc, b = ab % nc;
-        double s = 0.0;
-        for (int k = 0; k < 9; ++k) s += A0(k, ij) * G(e, 9 * ab + k);
-        o(e, a * n + i, b * n + j) = s;
+      "dg::integration::tensor::contract", TeamPolicy(nelem * nb, Kokkos::AUTO),
+      KOKKOS_LAMBDA(const TeamMember& team) {
+        const int e = team.league_rank() / nb, ab = team.league_rank() % nb;
+        const int ro = (ab / nc) * n, co = (ab % nc) * n;
+        double g[9];
+        for (int k = 0; k < 9; ++k) g[k] = G(e, 9 * ab + k);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n2), [&](int ij) {
+          const int i = ij / n, j = ij - i * n;
+          double s = 0.0;
+          for (int k = 0; k < 9; ++k) s += A0(k, ij) * g[k];
+          o(e, ro + i, co + j) = s;
+        });
       });
 }
 
