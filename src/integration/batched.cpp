@@ -57,9 +57,18 @@ void batched_gemv(const View3& K, const View2& x, const View2& y) {
       "dg::integration::batched_gemv", TeamPolicy(nelem, Kokkos::AUTO),
       KOKKOS_LAMBDA(const TeamMember& team) {
         const int e = team.league_rank();
+#if KOKKOS_VERSION >= 40000
+        // Kokkos-Kernels 4.x: the batched TeamGemv takes a rank-3 batch (it hands a batch of one
+        // to KokkosBlas::TeamGemv); 3.4 takes one rank-2 matrix.
+        const Kokkos::pair<int, int> one(e, e + 1);
+        auto A = Kokkos::subview(K, one, Kokkos::ALL, Kokkos::ALL);
+        auto xe = Kokkos::subview(x, one, Kokkos::ALL);
+        auto ye = Kokkos::subview(y, one, Kokkos::ALL);
+#else
         auto A = Kokkos::subview(K, e, Kokkos::ALL, Kokkos::ALL);
         auto xe = Kokkos::subview(x, e, Kokkos::ALL);
         auto ye = Kokkos::subview(y, e, Kokkos::ALL);
+#endif
         TeamGemv<TeamMember, Trans::NoTranspose, Algo::Gemv::Unblocked>::invoke(team, 1.0, A, xe,
                                                                               0.0, ye);
       });

@@ -157,16 +157,15 @@ struct QuadratureKernel {
     double A[9], det;
     metric(e, q, A, det);
     const double wq = w(q);
-    if (F == Form::mass) {
-      C[0] = wq * det;
-      return;
-    }
     double AAt[9]; // adj(d,:) . adj(d',:)
-    for (int d = 0; d < 3; ++d)
-      for (int dp = 0; dp < 3; ++dp)
-        AAt[3 * d + dp] = A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] +
-                          A[3 * d + 2] * A[3 * dp + 2];
-    if (F == Form::laplacian) {
+    if constexpr (F != Form::mass)
+      for (int d = 0; d < 3; ++d)
+        for (int dp = 0; dp < 3; ++dp)
+          AAt[3 * d + dp] = A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] +
+                            A[3 * d + 2] * A[3 * dp + 2];
+    if constexpr (F == Form::mass) {
+      C[0] = wq * det;
+    } else if constexpr (F == Form::laplacian) {
       double kappa;
       if (coef.kappa_field.extent(0) > 0) {
         kappa = coef.kappa_field(e, q);
@@ -178,7 +177,7 @@ struct QuadratureKernel {
       }
       const double s = wq * kappa / det;
       for (int k = 0; k < 9; ++k) C[k] = s * AAt[k];
-    } else if (F == Form::elasticity) {
+    } else if constexpr (F == Form::elasticity) {
       const double s = wq / det;
       for (int d = 0; d < 3; ++d)
         for (int dp = 0; dp < 3; ++dp)
@@ -198,9 +197,10 @@ struct QuadratureKernel {
   /// psi_i^T C psi_j at point q (flops: mass 3, laplacian / elasticity 22, adv.-diff. 28,
   /// counting the accumulation into the entry).
   KOKKOS_INLINE_FUNCTION double entry(int q, int i, int j, const double* C) const {
-    if (F == Form::mass) return psi(q, 0, i) * C[0] * psi(q, 0, j);
     double s = 0.0;
-    if (F == Form::advection_diffusion) {
+    if constexpr (F == Form::mass) {
+      s = psi(q, 0, i) * C[0] * psi(q, 0, j);
+    } else if constexpr (F == Form::advection_diffusion) {
       const double v0 = psi(q, 0, j), v1 = psi(q, 1, j), v2 = psi(q, 2, j), v3 = psi(q, 3, j);
       for (int d = 0; d < 3; ++d)
         s += psi(q, 1 + d, i) *
@@ -216,7 +216,7 @@ struct QuadratureKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
     const int g = team.league_rank() / nchunks, chunk = team.league_rank() % nchunks;
     double* S = nullptr;
-    if (Scratch) {
+    if constexpr (Scratch) {
       const int level = bytes <= 48 * 1024 ? 0 : 1;
       S = static_cast<double*>(
           team.team_scratch(level).get_shmem(sizeof(double) * size_t(ept) * Q3 * nct));
@@ -236,7 +236,7 @@ struct QuadratureKernel {
       const int a = row / n, i = row % n, b = col / n, j = col % n;
       double sum = 0.0;
       for (int q = 0; q < Q3; ++q) {
-        if (Scratch) {
+        if constexpr (Scratch) {
           sum += entry(q, i, j, S + (size_t(le) * Q3 + q) * nct + (a * nc + b) * nb);
         } else {
           double C[nb];
