@@ -17,8 +17,8 @@
 #include <random>
 #include <vector>
 
-extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double* a,
-                       const int* lda, double* w, double* work, const int* lwork, int* info);
+extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
+                       double* w, double* work, const int* lwork, int* info);
 
 using namespace dg;
 using namespace dg::integration;
@@ -43,9 +43,9 @@ TestMesh make_mesh(const std::string& flags, int p) {
 /// Naive reference on the host: physical gradients from the mesh's own Jacobian (mesh::jacobian,
 /// inverted by cofactors), the 3-D basis from 1-D Legendre values, one loop over points.
 struct PointData {
-  double wdet;             // w |J|
-  double x[3];             // physical position
-  std::vector<double> phi; // (n)
+  double wdet;              // w |J|
+  double x[3];              // physical position
+  std::vector<double> phi;  // (n)
   std::vector<double> grad; // (n, 3) physical gradient
 };
 
@@ -71,7 +71,8 @@ std::vector<PointData> reference_points(const mesh::HexMesh& m, int e, int p, in
           }
         pd.wdet = w[a] * w[b] * w[c] * det;
         const auto X = mesh::map_point(m, e, x[a], x[b], x[c]);
-        for (int i = 0; i < 3; ++i) pd.x[i] = X[i];
+        for (int i = 0; i < 3; ++i)
+          pd.x[i] = X[i];
         legendre(P, x[a], l0.data(), d0.data());
         legendre(P, x[b], l1.data(), d1.data());
         legendre(P, x[c], l2.data(), d2.data());
@@ -111,13 +112,18 @@ std::vector<double> reference_matrix(Form form, const Coefficients& c, const mes
             const double dot = gi[0] * gj[0] + gi[1] * gj[1] + gi[2] * gj[2];
             double v = 0.0;
             switch (form) {
-            case Form::mass: v = pd.phi[i] * pd.phi[j]; break;
-            case Form::laplacian: v = kappa * dot; break;
+            case Form::mass:
+              v = pd.phi[i] * pd.phi[j];
+              break;
+            case Form::laplacian:
+              v = kappa * dot;
+              break;
             case Form::elasticity:
               v = c.lambda * gi[a] * gj[b] + c.mu * ((a == b ? dot : 0.0) + gi[b] * gj[a]);
               break;
             case Form::advection_diffusion:
-              for (int s = 0; s < 3; ++s) v += gi[s] * c.velocity[s] * pd.phi[j];
+              for (int s = 0; s < 3; ++s)
+                v += gi[s] * c.velocity[s] * pd.phi[j];
               v -= c.nu * dot;
               break;
             }
@@ -129,11 +135,13 @@ std::vector<double> reference_matrix(Form form, const Coefficients& c, const mes
 
 double max_abs(const std::vector<double>& v) {
   double m = 0.0;
-  for (double x : v) m = std::max(m, std::fabs(x));
+  for (double x : v)
+    m = std::max(m, std::fabs(x));
   return m;
 }
 
-template <class HostView3> std::vector<double> element_of(const HostView3& h, int e) {
+template <class HostView3>
+std::vector<double> element_of(const HostView3& h, int e) {
   const size_t N = h.extent(1);
   return std::vector<double>(&h(e, 0, 0), &h(e, 0, 0) + N * N);
 }
@@ -150,7 +158,7 @@ std::vector<std::vector<double>> rigid_modes(const mesh::HexMesh& msh, int e, in
     for (int b = 0; b < q; ++b)
       for (int a = 0; a < q; ++a) {
         const auto X = mesh::map_point(msh, e, x[a], x[b], x[c]);
-        const double r[6][3] = {{1, 0, 0},       {0, 1, 0},       {0, 0, 1},
+        const double r[6][3] = {{1, 0, 0},        {0, 1, 0},        {0, 0, 1},
                                 {-X[1], X[0], 0}, {0, -X[2], X[1]}, {X[2], 0, -X[0]}};
         legendre(P, x[a], l0.data(), nullptr);
         legendre(P, x[b], l1.data(), nullptr);
@@ -162,7 +170,8 @@ std::vector<std::vector<double>> rigid_modes(const mesh::HexMesh& msh, int e, in
               const int m = i + P * (j + P * k);
               const double ph = l0[i] * l1[j] * l2[k] * wq;
               for (int s = 0; s < 6; ++s)
-                for (int comp = 0; comp < 3; ++comp) modes[s][comp * n + m] += r[s][comp] * ph;
+                for (int comp = 0; comp < 3; ++comp)
+                  modes[s][comp * n + m] += r[s][comp] * ph;
             }
       }
   return modes;
@@ -184,7 +193,8 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
   std::vector<Variant> variants;
   for (bool stored : {true, false})
     for (bool scratch : {true, false})
-      for (int ept : {1, 4}) variants.push_back(Variant{stored, scratch, ept});
+      for (int ept : {1, 4})
+        variants.push_back(Variant{stored, scratch, ept});
 
   for (int p = 1; p <= 3; ++p) {
     // 6 elements: the 4-element teams see a partial group too.
@@ -199,7 +209,8 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
     cf.kappa_field = View2("kappa", geo.nelem, t.Q3);
     auto hk = Kokkos::create_mirror_view(cf.kappa_field);
     for (int e = 0; e < geo.nelem; ++e)
-      for (int q = 0; q < t.Q3; ++q) hk(e, q) = U(rng);
+      for (int q = 0; q < t.Q3; ++q)
+        hk(e, q) = U(rng);
     Kokkos::deep_copy(cf.kappa_field, hk);
 
     for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
@@ -210,7 +221,8 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
         for (int e = 0; e < geo.nelem; ++e) {
           std::vector<double> kf;
           if (field)
-            for (int q = 0; q < t.Q3; ++q) kf.push_back(hk(e, q));
+            for (int q = 0; q < t.Q3; ++q)
+              kf.push_back(hk(e, q));
           ref.push_back(reference_matrix(form, cc, tm.mesh, e, p, kf));
         }
         for (const Variant& v : variants) {
@@ -222,7 +234,8 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
           for (int e = 0; e < geo.nelem; ++e) {
             const auto K = element_of(h, e);
             scale = std::max(scale, max_abs(ref[e]));
-            for (size_t k = 0; k < K.size(); ++k) err = std::max(err, std::fabs(K[k] - ref[e][k]));
+            for (size_t k = 0; k < K.size(); ++k)
+              err = std::max(err, std::fabs(K[k] - ref[e][k]));
           }
           INFO(form_name(form) << " p = " << p << " variant " << v.name() << " field " << field);
           CHECK(err <= 1e-12 * scale);
@@ -255,7 +268,8 @@ TEST_CASE("element matrices: symmetry, Laplacian kernel, mass sums to the volume
       const double scale = max_abs(K);
       double asym = 0.0;
       for (int i = 0; i < N; ++i)
-        for (int j = 0; j < N; ++j) asym = std::max(asym, std::fabs(K[i * N + j] - K[j * N + i]));
+        for (int j = 0; j < N; ++j)
+          asym = std::max(asym, std::fabs(K[i * N + j] - K[j * N + i]));
       INFO(form_name(form) << " element " << e);
       CHECK(asym <= 1e-13 * scale);
       if (form == Form::mass) {
@@ -266,7 +280,8 @@ TEST_CASE("element matrices: symmetry, Laplacian kernel, mass sums to the volume
       if (form == Form::laplacian) {
         // Rows sum to zero against the constant function (coefficients 2 sqrt(2) e_0): K e_0 = 0.
         double col0 = 0.0;
-        for (int i = 0; i < N; ++i) col0 = std::max(col0, std::fabs(K[i * N]));
+        for (int i = 0; i < N; ++i)
+          col0 = std::max(col0, std::fabs(K[i * N]));
         CHECK(col0 <= 1e-13 * scale);
       }
       if (form == Form::elasticity) {
@@ -275,7 +290,8 @@ TEST_CASE("element matrices: symmetry, Laplacian kernel, mass sums to the volume
           double kr = 0.0, rn = 0.0;
           for (int i = 0; i < N; ++i) {
             double s = 0.0;
-            for (int j = 0; j < N; ++j) s += K[i * N + j] * r[j];
+            for (int j = 0; j < N; ++j)
+              s += K[i * N + j] * r[j];
             kr = std::max(kr, std::fabs(s));
             rn = std::max(rn, std::fabs(r[i]));
           }
@@ -315,12 +331,14 @@ TEST_CASE("tensor representation A0 : G_e equals quadrature on affine elements",
     double L[3][3], b[3];
     for (int i = 0; i < 3; ++i) {
       b[i] = U(rng);
-      for (int j = 0; j < 3; ++j) L[i][j] = (i == j ? 0.5 + 0.1 * e : 0.0) + U(rng);
+      for (int j = 0; j < 3; ++j)
+        L[i][j] = (i == j ? 0.5 + 0.1 * e : 0.0) + U(rng);
     }
     for (int v = 0; v < 8; ++v)
       for (int i = 0; i < 3; ++i) {
         double s = b[i];
-        for (int j = 0; j < 3; ++j) s += L[i][j] * hex::vertex_sign(v, j);
+        for (int j = 0; j < 3; ++j)
+          s += L[i][j] * hex::vertex_sign(v, j);
         hv(e, v, i) = s;
       }
   }
@@ -341,7 +359,8 @@ TEST_CASE("tensor representation A0 : G_e equals quadrature on affine elements",
         for (int i = 0; i < t.n; ++i)
           for (int j = 0; j < t.n; ++j) {
             double s = 0.0;
-            for (int q = 0; q < t.Q3; ++q) s += hw(q) * hp(q, 1 + k / 3, i) * hp(q, 1 + k % 3, j);
+            for (int q = 0; q < t.Q3; ++q)
+              s += hw(q) * hp(q, 1 + k / 3, i) * hp(q, 1 + k % 3, j);
             err = std::max(err, std::fabs(s - A0[(size_t(k) * t.n + i) * t.n + j]));
           }
       CHECK(err <= 1e-12);
@@ -376,7 +395,8 @@ TEST_CASE("batched LU inverse and batched GEMV (Kokkos-Kernels) against host loo
   batched_inverse(M, Minv);
   View2 x("x", tm.block.nelem, t.n), y("y", tm.block.nelem, t.n);
   auto hx = Kokkos::create_mirror_view(x);
-  for (size_t k = 0; k < hx.size(); ++k) hx.data()[k] = std::sin(1.0 + k);
+  for (size_t k = 0; k < hx.size(); ++k)
+    hx.data()[k] = std::sin(1.0 + k);
   Kokkos::deep_copy(x, hx);
   batched_gemv(M, x, y);
   auto hM = Kokkos::create_mirror_view_and_copy(HostSpace(), M);
@@ -390,7 +410,8 @@ TEST_CASE("batched LU inverse and batched GEMV (Kokkos-Kernels) against host loo
       for (int j = 0; j < n; ++j) {
         s += hM(e, i, j) * hx(e, j);
         double mi = 0.0;
-        for (int k = 0; k < n; ++k) mi += hM(e, i, k) * hI(e, k, j);
+        for (int k = 0; k < n; ++k)
+          mi += hM(e, i, k) * hI(e, k, j);
         err_inv = std::max(err_inv, std::fabs(mi - (i == j ? 1.0 : 0.0)));
       }
       err_mv = std::max(err_mv, std::fabs(s - hy(e, i)));
@@ -419,7 +440,8 @@ std::vector<double> run_modes(const std::string& yaml, const std::vector<std::st
 
 double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double d = 0.0;
-  for (size_t k = 0; k < a.size(); ++k) d = std::max(d, std::fabs(a[k] - b[k]));
+  for (size_t k = 0; k < a.size(); ++k)
+    d = std::max(d, std::fabs(a[k] - b[k]));
   return d;
 }
 } // namespace
@@ -427,17 +449,16 @@ double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
 TEST_CASE("solver: element_matrix operator equals matrix_free to round-off",
           "[integration][solver]") {
   for (const std::string geom : {"curved", "affine"}) {
-    const std::string mesh =
-        geom == "curved" ? "mesh.box=-nx 3 -warp 0.15 -shuffle 2 -periodic xyz"
-                         : "mesh.box=-nx 3 -Ly 2 -shuffle 2";
+    const std::string mesh = geom == "curved" ? "mesh.box=-nx 3 -warp 0.15 -shuffle 2 -periodic xyz"
+                                              : "mesh.box=-nx 3 -Ly 2 -shuffle 2";
     const auto mf = run_modes(solver_yaml, {mesh});
     const auto em = run_modes(solver_yaml, {mesh, "discretization.operator=element_matrix"});
     INFO(geom << ": max |u_mf| " << max_abs(mf) << ", max diff " << max_diff(mf, em));
     CHECK(max_diff(mf, em) <= 1e-12 * max_abs(mf));
     // Exact mass together with element matrices (both hooks at once) stays close to the
     // weight-adjusted default (they differ by the discretisation, not by round-off).
-    const auto ex = run_modes(solver_yaml, {mesh, "discretization.operator=element_matrix",
-                                            "discretization.mass=exact"});
+    const auto ex = run_modes(
+        solver_yaml, {mesh, "discretization.operator=element_matrix", "discretization.mass=exact"});
     CHECK(max_diff(mf, ex) <= 1e-3 * max_abs(mf));
   }
   CHECK_THROWS_AS(run_modes(solver_yaml, {"discretization.operator=element_matrix",
@@ -466,7 +487,8 @@ output: {snapshots: false, quiet: true, directory: test_out}
     const double order = dgtest::orders(e)[0];
     INFO("mass " << mass << ": errors " << e[0] << ", " << e[1] << ", order " << order);
     // Design order p+1 = 3; 4^3 -> 8^3 is still pre-asymptotic for this mode (both options
-    // observe 2.67 here, 2.70 from 6^3 to 12^3 at t = 0.05), so the bound is p + 1/2, upwind DG's proven rate.
+    // observe 2.67 here, 2.70 from 6^3 to 12^3 at t = 0.05), so the bound is p + 1/2, upwind DG's
+    // proven rate.
     CHECK(order >= 2.5);
     CHECK(order <= 3.5);
     errors.push_back(e);

@@ -35,18 +35,21 @@ HostView3 grid_vertices(int nelem, double warp) {
     const int ijk[3] = {e % nx, (e / nx) % nx, e / (nx * nx)};
     for (int c = 0; c < 8; ++c) {
       double x[3];
-      for (int d = 0; d < 3; ++d) x[d] = h * (ijk[d] + (hex::vertex_sign(c, d) + 1) / 2);
+      for (int d = 0; d < 3; ++d)
+        x[d] = h * (ijk[d] + (hex::vertex_sign(c, d) + 1) / 2);
       double y[3];
       if (warp != 0.0) {
         const double s = std::sin(2 * math::pi * x[0]) * std::sin(2 * math::pi * x[1]) *
                          std::sin(2 * math::pi * x[2]);
-        for (int d = 0; d < 3; ++d) y[d] = x[d] + warp * h * s * (d + 1) / 3.0;
+        for (int d = 0; d < 3; ++d)
+          y[d] = x[d] + warp * h * s * (d + 1) / 3.0;
       } else {
         y[0] = x[0] + 0.3 * x[1] + 0.1 * x[2];
         y[1] = 0.9 * x[1] + 0.2 * x[2];
         y[2] = x[2] - 0.1 * x[0];
       }
-      for (int d = 0; d < 3; ++d) v(e, c, d) = y[d];
+      for (int d = 0; d < 3; ++d)
+        v(e, c, d) = y[d];
     }
   }
   return v;
@@ -104,8 +107,9 @@ int run_integrate(Options& o) {
                           "operators (quadrature path; laplacian and elasticity also tensor)");
   const auto orders = o.ints("orders", "1:7", "polynomial orders p");
   const auto vnames = o.strs(
-      "variants", "stored/scratch/ept1,recomputed/scratch/ept1,stored/registers/ept1,"
-                  "stored/scratch/ept4",
+      "variants",
+      "stored/scratch/ept1,recomputed/scratch/ept1,stored/registers/ept1,"
+      "stored/scratch/ept4",
       "quadrature variants: metric stored|recomputed / C in scratch|registers / eptN elements "
       "per team");
   Budget b;
@@ -114,8 +118,9 @@ int run_integrate(Options& o) {
   b.max_mb = o.real("max-mb", 4000.0, "memory for the output matrices (MB, device + host)");
   const int reps = o.integer("reps", 3, "timed repetitions (median)");
   const double warp = o.real("warp", 0.1, "warp amplitude of the curved test elements");
-  const auto rhs_orders = o.ints("rhs-orders", "1:7", "orders of the element_matrix vs "
-                                                      "matrix_free RHS comparison");
+  const auto rhs_orders = o.ints("rhs-orders", "1:7",
+                                 "orders of the element_matrix vs "
+                                 "matrix_free RHS comparison");
   const int rhs_nx = o.integer("rhs-nx", 16, "largest mesh (nx^3 elements) of that comparison");
   const double rhs_gflop =
       o.real("rhs-gflop", 50.0, "element-matrix set-up work (GFLOP) that caps that mesh");
@@ -124,9 +129,11 @@ int run_integrate(Options& o) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<integration::Variant> variants;
-  for (const auto& s : vnames) variants.push_back(parse_variant(s));
+  for (const auto& s : vnames)
+    variants.push_back(parse_variant(s));
   std::vector<Form> forms;
-  for (const auto& s : ops) forms.push_back(integration::parse_form(s));
+  for (const auto& s : ops)
+    forms.push_back(integration::parse_form(s));
 
   Table table;
   integration::Coefficients coef;
@@ -176,8 +183,7 @@ int run_integrate(Options& o) {
       }
       // --- quadrature on curved elements ---
       for (const auto& v : variants) {
-        const integration::Cost c =
-            integration::quadrature_cost(form, v, p, q, false, false);
+        const integration::Cost c = integration::quadrature_cost(form, v, p, q, false, false);
         // The registers variant re-evaluates the coefficients per entry: budget for it.
         const double exec = c.flops * (v.scratch ? 1.0 : 8.0);
         const int ne = elements_for(b, exec, out_bytes);
@@ -204,7 +210,9 @@ int run_integrate(Options& o) {
         auto hout = Kokkos::create_mirror_view(out);
         const double t_out = median_time([&]() { Kokkos::deep_copy(hout, out); }, reps);
         Row r;
-        r.set("op", integration::form_name(form)).set("path", "quadrature").set("variant", v.name());
+        r.set("op", integration::form_name(form))
+            .set("path", "quadrature")
+            .set("variant", v.name());
         r.set("p", p).set("q", q);
         stage_row(r, t_alloc, t_in, t_kernel, t_out, ne, c);
         table.add(r);

@@ -19,8 +19,7 @@ namespace dg::integration {
 void batched_inverse(const View3& M, View3& minv) {
   const int nelem = static_cast<int>(M.extent(0)), n = static_cast<int>(M.extent(1));
   DG_VERIFY(M.extent(2) == size_t(n), "batched_inverse: matrices are not square");
-  if (minv.extent(0) != size_t(nelem) || minv.extent(1) != size_t(n) ||
-      minv.extent(2) != size_t(n))
+  if (minv.extent(0) != size_t(nelem) || minv.extent(1) != size_t(n) || minv.extent(2) != size_t(n))
     minv = View3(Kokkos::ViewAllocateWithoutInitializing("dg::integration::minv"), nelem, n, n);
   View3 lu(Kokkos::ViewAllocateWithoutInitializing("dg::integration::lu"), nelem, n, n);
   Kokkos::deep_copy(lu, M);
@@ -33,9 +32,8 @@ void batched_inverse(const View3& M, View3& minv) {
         auto A = Kokkos::subview(lu, e, Kokkos::ALL, Kokkos::ALL);
         auto B = Kokkos::subview(X, e, Kokkos::ALL, Kokkos::ALL);
         TeamLU<TeamMember, Algo::LU::Unblocked>::invoke(team, A);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * n), [&](int k) {
-          B(k / n, k % n) = (k / n == k % n) ? 1.0 : 0.0;
-        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * n),
+                             [&](int k) { B(k / n, k % n) = (k / n == k % n) ? 1.0 : 0.0; });
         team.team_barrier();
         TeamTrsm<TeamMember, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::Unit,
                  Algo::Trsm::Unblocked>::invoke(team, 1.0, A, B);
@@ -70,7 +68,7 @@ void batched_gemv(const View3& K, const View2& x, const View2& y) {
         auto ye = Kokkos::subview(y, e, Kokkos::ALL);
 #endif
         TeamGemv<TeamMember, Trans::NoTranspose, Algo::Gemv::Unblocked>::invoke(team, 1.0, A, xe,
-                                                                              0.0, ye);
+                                                                                0.0, ye);
       });
 }
 

@@ -16,10 +16,14 @@ namespace dg::integration {
 
 const char* form_name(Form f) {
   switch (f) {
-  case Form::mass: return "mass";
-  case Form::laplacian: return "laplacian";
-  case Form::elasticity: return "elasticity";
-  case Form::advection_diffusion: return "advection_diffusion";
+  case Form::mass:
+    return "mass";
+  case Form::laplacian:
+    return "laplacian";
+  case Form::elasticity:
+    return "elasticity";
+  case Form::advection_diffusion:
+    return "advection_diffusion";
   }
   return "?";
 }
@@ -52,7 +56,8 @@ Geometry make_geometry(const View3& verts, int q) {
   const HostTables t = make_tables(1, q);
   View1 x("dg::integration::gauss_x", q);
   auto hx = Kokkos::create_mirror_view(x);
-  for (int a = 0; a < q; ++a) hx(a) = t.x[a];
+  for (int a = 0; a < q; ++a)
+    hx(a) = t.x[a];
   Kokkos::deep_copy(x, hx);
   const View3 vgeo = g.vgeo;
   Kokkos::parallel_for(
@@ -62,7 +67,8 @@ Geometry make_geometry(const View3& verts, int q) {
         const double r[3] = {x(pt % q), x((pt / q) % q), x(pt / (q * q))};
         double A[9], det;
         metric_at(verts, e, r, A, det);
-        for (int k = 0; k < 9; ++k) vgeo(e, pt, k) = A[k];
+        for (int k = 0; k < 9; ++k)
+          vgeo(e, pt, k) = A[k];
         vgeo(e, pt, 9) = det;
       });
   return g;
@@ -128,7 +134,9 @@ namespace {
 constexpr int block_size(Form f) {
   return f == Form::mass ? 1 : (f == Form::advection_diffusion ? 12 : 9);
 }
-constexpr int ncomp(Form f) { return f == Form::elasticity ? 3 : 1; }
+constexpr int ncomp(Form f) {
+  return f == Form::elasticity ? 3 : 1;
+}
 
 template <Form F, bool Scratch>
 struct QuadratureKernel {
@@ -144,7 +152,8 @@ struct QuadratureKernel {
   KOKKOS_INLINE_FUNCTION void metric(int e, int q, double A[9], double& det) const {
     if (stored) {
       const int gp = affine ? 0 : q;
-      for (int k = 0; k < 9; ++k) A[k] = vgeo(e, gp, k);
+      for (int k = 0; k < 9; ++k)
+        A[k] = vgeo(e, gp, k);
       det = vgeo(e, gp, 9);
     } else {
       const double rr[3] = {r(q, 0), r(q, 1), r(q, 2)};
@@ -161,8 +170,8 @@ struct QuadratureKernel {
     if constexpr (F != Form::mass)
       for (int d = 0; d < 3; ++d)
         for (int dp = 0; dp < 3; ++dp)
-          AAt[3 * d + dp] = A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] +
-                            A[3 * d + 2] * A[3 * dp + 2];
+          AAt[3 * d + dp] =
+              A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] + A[3 * d + 2] * A[3 * dp + 2];
     if constexpr (F == Form::mass) {
       C[0] = wq * det;
     } else if constexpr (F == Form::laplacian) {
@@ -176,7 +185,8 @@ struct QuadratureKernel {
         kappa = kappa_function(coef, xp);
       }
       const double s = wq * kappa / det;
-      for (int k = 0; k < 9; ++k) C[k] = s * AAt[k];
+      for (int k = 0; k < 9; ++k)
+        C[k] = s * AAt[k];
     } else if constexpr (F == Form::elasticity) {
       const double s = wq / det;
       for (int d = 0; d < 3; ++d)
@@ -189,7 +199,8 @@ struct QuadratureKernel {
       for (int d = 0; d < 3; ++d) {
         C[4 * d] = wq * (A[3 * d] * coef.velocity[0] + A[3 * d + 1] * coef.velocity[1] +
                          A[3 * d + 2] * coef.velocity[2]);
-        for (int dp = 0; dp < 3; ++dp) C[4 * d + 1 + dp] = s * AAt[3 * d + dp];
+        for (int dp = 0; dp < 3; ++dp)
+          C[4 * d + 1 + dp] = s * AAt[3 * d + dp];
       }
     }
   }
@@ -261,8 +272,8 @@ void launch(const Coefficients& coef, const Geometry& geo, const QuadTables& t, 
   const int nchunks = (N + R - 1) / R;
   const int ngroups = (geo.nelem + ept - 1) / ept;
   const size_t bytes = Scratch ? sizeof(double) * size_t(ept) * t.Q3 * K::nct + 64 : 0;
-  K k{coef,     geo.verts, geo.vgeo, t.psi, out, t.w,  t.r,   geo.affine, v.stored_metric,
-      t.n,      N,         t.Q3,     ept,   R,   nchunks, geo.nelem, bytes};
+  K k{coef, geo.verts, geo.vgeo, t.psi, out, t.w,     t.r,       geo.affine, v.stored_metric,
+      t.n,  N,         t.Q3,     ept,   R,   nchunks, geo.nelem, bytes};
   TeamPolicy policy(ngroups * nchunks, Kokkos::AUTO);
   if (Scratch) policy.set_scratch_size(bytes <= 48 * 1024 ? 0 : 1, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(Scratch ? "dg::integration::quadrature::scratch"
@@ -294,13 +305,19 @@ void integrate(Form form, const Coefficients& coef, const Geometry& geo, const Q
   const int N = components(form) * t.n;
   if (out.extent(0) != size_t(geo.nelem) || out.extent(1) != size_t(N) ||
       out.extent(2) != size_t(N))
-    out = View3(Kokkos::ViewAllocateWithoutInitializing("dg::integration::matrices"), geo.nelem,
-                N, N);
+    out = View3(Kokkos::ViewAllocateWithoutInitializing("dg::integration::matrices"), geo.nelem, N,
+                N);
   if (geo.nelem == 0) return;
   switch (form) {
-  case Form::mass: launch_form<Form::mass>(coef, geo, t, v, out); break;
-  case Form::laplacian: launch_form<Form::laplacian>(coef, geo, t, v, out); break;
-  case Form::elasticity: launch_form<Form::elasticity>(coef, geo, t, v, out); break;
+  case Form::mass:
+    launch_form<Form::mass>(coef, geo, t, v, out);
+    break;
+  case Form::laplacian:
+    launch_form<Form::laplacian>(coef, geo, t, v, out);
+    break;
+  case Form::elasticity:
+    launch_form<Form::elasticity>(coef, geo, t, v, out);
+    break;
   case Form::advection_diffusion:
     launch_form<Form::advection_diffusion>(coef, geo, t, v, out);
     break;
@@ -318,17 +335,28 @@ void integrate(Form form, const Coefficients& coef, const Geometry& geo, const Q
 // `flops` counts the algorithmic work (one coefficient per point and block + the entries), the
 // same for every variant so that GFLOP/s compare like with like; `bytes` the minimal traffic:
 // geometry in (stored vgeo or 8 vertices; kappa field) and the N^2 matrix out.
-Cost quadrature_cost(Form form, const Variant& v, int order, int q, bool affine,
-                     bool kappa_field) {
+Cost quadrature_cost(Form form, const Variant& v, int order, int q, bool affine, bool kappa_field) {
   const double P = order + 1, n = P * P * P, Q3 = double(q) * q * q;
   const double nc = components(form), N = nc * n;
   const double geo = v.stored_metric ? 0.0 : 250.0;
   double coefb = 0.0, ent = 0.0;
   switch (form) {
-  case Form::mass: coefb = 1; ent = 3; break;
-  case Form::laplacian: coefb = 56 + (kappa_field ? 0 : 105); ent = 22; break;
-  case Form::elasticity: coefb = 118; ent = 22; break;
-  case Form::advection_diffusion: coefb = 71; ent = 28; break;
+  case Form::mass:
+    coefb = 1;
+    ent = 3;
+    break;
+  case Form::laplacian:
+    coefb = 56 + (kappa_field ? 0 : 105);
+    ent = 22;
+    break;
+  case Form::elasticity:
+    coefb = 118;
+    ent = 22;
+    break;
+  case Form::advection_diffusion:
+    coefb = 71;
+    ent = 28;
+    break;
   }
   Cost c;
   c.flops = Q3 * (geo + nc * nc * coefb) + N * N * Q3 * ent;

@@ -25,7 +25,8 @@ SolverMatrices::SolverMatrices(const io::Config& cfg, ElementBlock& block,
                                    "physics.velocity_field = constant (the element matrices are "
                                    "precomputed for one velocity); use matrix_free");
     Coefficients c;
-    for (int d = 0; d < 3; ++d) c.velocity[d] = pde.advection.a[d];
+    for (int d = 0; d < 3; ++d)
+      c.velocity[d] = pde.advection.a[d];
     c.nu = pde.diffusion.nu;
     integrate(Form::advection_diffusion, c, geo, tables, v, K_);
     vol_ = View2("dg::integration::volume_term", block.nelem, block.nmodes);

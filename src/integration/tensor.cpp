@@ -64,7 +64,8 @@ View2 reference_tensor_device(int order) {
   View2 A0("dg::integration::A0", 9, size_t(n) * n);
   auto hA = Kokkos::create_mirror_view(A0);
   for (int k = 0; k < 9; ++k)
-    for (size_t ij = 0; ij < size_t(n) * n; ++ij) hA(k, ij) = h[k * size_t(n) * n + ij];
+    for (size_t ij = 0; ij < size_t(n) * n; ++ij)
+      hA(k, ij) = h[k * size_t(n) * n + ij];
   Kokkos::deep_copy(A0, hA);
   return A0;
 }
@@ -89,10 +90,11 @@ void geometric_tensor(Form form, const Coefficients& coef, const View3& verts, V
         double AAt[9];
         for (int d = 0; d < 3; ++d)
           for (int dp = 0; dp < 3; ++dp)
-            AAt[3 * d + dp] = A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] +
-                              A[3 * d + 2] * A[3 * dp + 2];
+            AAt[3 * d + dp] =
+                A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] + A[3 * d + 2] * A[3 * dp + 2];
         if (!elast) {
-          for (int k = 0; k < 9; ++k) Gv(e, k) = kappa * AAt[k] / det;
+          for (int k = 0; k < 9; ++k)
+            Gv(e, k) = kappa * AAt[k] / det;
           return;
         }
         for (int a = 0; a < 3; ++a)
@@ -114,8 +116,7 @@ void tensor_contract(Form form, int order, const View2& A0, const View2& G, View
             "tensor_contract: A0 is not the order-" << order << " reference tensor");
   DG_VERIFY(G.extent(1) == size_t(9 * nc * nc), "tensor_contract: G has the wrong width");
   if (out.extent(0) != size_t(nelem) || out.extent(1) != size_t(N) || out.extent(2) != size_t(N))
-    out = View3(Kokkos::ViewAllocateWithoutInitializing("dg::integration::matrices"), nelem, N,
-                N);
+    out = View3(Kokkos::ViewAllocateWithoutInitializing("dg::integration::matrices"), nelem, N, N);
   const View3 o = out;
   const int n2 = n * n, nb = nc * nc;
   // One team per (element, component block): G_e's 9 entries are loaded once into registers,
@@ -127,11 +128,13 @@ void tensor_contract(Form form, int order, const View2& A0, const View2& G, View
         const int e = team.league_rank() / nb, ab = team.league_rank() % nb;
         const int ro = (ab / nc) * n, co = (ab % nc) * n;
         double g[9];
-        for (int k = 0; k < 9; ++k) g[k] = G(e, 9 * ab + k);
+        for (int k = 0; k < 9; ++k)
+          g[k] = G(e, 9 * ab + k);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n2), [&](int ij) {
           const int i = ij / n, j = ij - i * n;
           double s = 0.0;
-          for (int k = 0; k < 9; ++k) s += A0(k, ij) * g[k];
+          for (int k = 0; k < 9; ++k)
+            s += A0(k, ij) * g[k];
           o(e, ro + i, co + j) = s;
         });
       });

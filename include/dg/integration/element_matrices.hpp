@@ -29,22 +29,23 @@ namespace dg::integration {
 enum class Form : int { mass = 0, laplacian = 1, elasticity = 2, advection_diffusion = 3 };
 const char* form_name(Form f);
 Form parse_form(const std::string& s); // throws InputError naming the valid ones
-inline int components(Form f) { return f == Form::elasticity ? 3 : 1; }
+inline int components(Form f) {
+  return f == Form::elasticity ? 3 : 1;
+}
 
 /// Coefficients of the forms. kappa(x) = kappa0 (1 + kappa_amp sin(2 pi x) sin(2 pi y)
 /// sin(2 pi z)) unless kappa_field (elem, point) gives kappa at the quadrature points.
 struct Coefficients {
   double kappa0 = 1.0, kappa_amp = 0.0;
   View2 kappa_field;
-  double lambda = 1.0, mu = 1.0;          // Lame parameters (elasticity)
-  double velocity[3] = {0.0, 0.0, 0.0};   // constant advection velocity
-  double nu = 0.0;                        // diffusivity
+  double lambda = 1.0, mu = 1.0;        // Lame parameters (elasticity)
+  double velocity[3] = {0.0, 0.0, 0.0}; // constant advection velocity
+  double nu = 0.0;                      // diffusivity
 };
 
 KOKKOS_INLINE_FUNCTION double kappa_function(const Coefficients& c, const double x[3]) {
   return c.kappa0 * (1.0 + c.kappa_amp * math::sin(2.0 * math::pi * x[0]) *
-                               math::sin(2.0 * math::pi * x[1]) *
-                               math::sin(2.0 * math::pi * x[2]));
+                               math::sin(2.0 * math::pi * x[1]) * math::sin(2.0 * math::pi * x[2]));
 }
 
 /// Kernel variants of the quadrature path (all run-time switches except `scratch`, which picks
@@ -90,8 +91,7 @@ void integrate(Form form, const Coefficients& coef, const Geometry& geo, const Q
 struct Cost {
   double flops = 0.0, bytes = 0.0;
 };
-Cost quadrature_cost(Form form, const Variant& v, int order, int q, bool affine,
-                     bool kappa_field);
+Cost quadrature_cost(Form form, const Variant& v, int order, int q, bool affine, bool kappa_field);
 
 // ------------------------------------------------------------------------------------------
 // Tensor representation (affine elements).

@@ -20,7 +20,8 @@ KOKKOS_INLINE_FUNCTION void metric_at(const View3& verts, int e, const double r[
     const double dN[3] = {0.125 * sv[0] * f[1] * f[2], 0.125 * f[0] * sv[1] * f[2],
                           0.125 * f[0] * f[1] * sv[2]};
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) J[i][j] += verts(e, v, i) * dN[j];
+      for (int j = 0; j < 3; ++j)
+        J[i][j] += verts(e, v, i) * dN[j];
   }
   A[0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
   A[1] = J[0][2] * J[2][1] - J[0][1] * J[2][2];

@@ -18,8 +18,8 @@ public:
   ///  * operator = element_matrix: K_e = int grad phi_i . (a phi_j - nu grad phi_j) with the
   ///    block's stored metric and quadrature, applied by batched TeamGemv into a volume View2
   ///    given to set_volume_term. Constant velocity only (InputError otherwise).
-  SolverMatrices(const io::Config& cfg, ElementBlock& block,
-                 const physics::AdvectionDiffusion& pde, DGOperator& op);
+  SolverMatrices(const io::Config& cfg, ElementBlock& block, const physics::AdvectionDiffusion& pde,
+                 DGOperator& op);
   /// Before each right-hand side: volume(e) = K_e u_e (nothing in matrix-free mode).
   void before_rhs() const;
 
