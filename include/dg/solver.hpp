@@ -20,6 +20,9 @@ namespace dg {
 namespace io {
 class SnapshotWriter;
 }
+namespace integration {
+class SolverMatrices;
+}
 
 /// Global (all-rank) diagnostics at one time.
 struct GlobalDiagnostics {
@@ -89,6 +92,7 @@ private:
   physics::AdvectionDiffusion pde_;
   physics::ExactSolution exact_;
   std::unique_ptr<DGOperator> op_;
+  std::unique_ptr<integration::SolverMatrices> matrices_; // exact mass / element matrices
   std::unique_ptr<parallel::HaloExchange> halo_;
   std::unique_ptr<TimeIntegrator> rk_;
   double time_ = 0.0;

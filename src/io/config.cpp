@@ -302,11 +302,13 @@ const std::vector<Key>& schema() {
     k.push_back(choice_key(
         "discretization.mass", [](auto& c) -> auto& { return c.discretization.mass; },
         {"weight_adjusted", "exact"},
-        "inverse mass on curved elements: matrix-free weight-adjusted or exact (Cholesky)"));
+        "inverse mass on curved elements: matrix-free weight-adjusted, or exact element mass "
+        "matrices inverted by batched LU (docs/integration.md)"));
     k.push_back(choice_key(
         "discretization.operator", [](auto& c) -> auto& { return c.discretization.op; },
         {"matrix_free", "element_matrix"},
-        "apply the operator by sum factorisation or by assembled element matrices"));
+        "volume term by sum factorisation, or by precomputed element matrices and batched GEMV "
+        "(constant velocity only; docs/integration.md)"));
     k.push_back(choice_key(
         "discretization.geometry", [](auto& c) -> auto& { return c.discretization.geometry; },
         {"auto", "affine", "curved"},

@@ -2,6 +2,7 @@
 #include "dg/solver.hpp"
 
 #include "dg/core/error.hpp"
+#include "dg/integration/solver_matrices.hpp"
 #include "dg/io/output.hpp"
 #include "dg/mesh/generate.hpp"
 #include "dg/mesh/local_mesh.hpp"
@@ -118,6 +119,7 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
   pde_ = make_pde(cfg);
   exact_ = make_exact(cfg, part_.local.box);
   op_ = std::make_unique<DGOperator>(block_, pde_, exact_);
+  matrices_ = integration::make_solver_matrices(cfg, block_, pde_, *op_);
   if (size_ > 1)
     halo_ = std::make_unique<parallel::HaloExchange>(comm_, block_, ghosts,
                                                       cfg.parallel.gpu_aware_mpi);
@@ -133,6 +135,7 @@ void Solver::initialize() {
 }
 
 void Solver::rhs(double t, const Epilogue& ep) {
+  if (matrices_) matrices_->before_rhs();
   if (!(ep.traces_ready && op_->traces_current())) op_->compute_traces();
   if (halo_) halo_->start();
   op_->apply(t, block_.inner_elems, ep);

@@ -1,0 +1,164 @@
+// Tensor representation of affine element matrices (Kirby-Knepley-Logg; Knepley & Terrel,
+// "Finite Element Integration on GPUs"): A_e = A0 : G_e with the reference tensor A0 computed
+// once per order and a small geometric tensor G_e per element; the contraction is batched over
+// elements on the device.
+#include "dg/integration/element_matrices.hpp"
+
+#include "dg/core/error.hpp"
+#include "dg/dg/basis.hpp"
+#include "dg/integration/metric.hpp"
+
+#include <map>
+#include <mutex>
+
+namespace dg::integration {
+
+const std::vector<double>& reference_tensor(int order) {
+  static std::map<int, std::vector<double>> cache;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(order);
+  if (it != cache.end()) return it->second;
+  DG_VERIFY(order >= 1, "reference_tensor: order " << order);
+  // Exact 1-D integrals (P+1 Gauss points): M1 = int phi_i phi_j, S1 = int phi_i' phi_j',
+  // C1 = int phi_i' phi_j.
+  const int P = order + 1, n = P * P * P;
+  const HostTables t = make_tables(order, P + 1);
+  std::vector<double> M1(P * P, 0.0), S1(P * P, 0.0), C1(P * P, 0.0);
+  for (int i = 0; i < P; ++i)
+    for (int j = 0; j < P; ++j)
+      for (int a = 0; a < t.Q; ++a) {
+        const double w = t.w[a];
+        M1[i * P + j] += w * t.B[a * P + i] * t.B[a * P + j];
+        S1[i * P + j] += w * t.D[a * P + i] * t.D[a * P + j];
+        C1[i * P + j] += w * t.D[a * P + i] * t.B[a * P + j];
+      }
+  // A0(3 d + d', i, j) = prod over directions x of the 1-D factor: S1 if x = d = d',
+  // C1(i_x, j_x) if x = d only, C1(j_x, i_x) if x = d' only, M1 otherwise.
+  std::vector<double> A0(size_t(9) * n * n);
+  for (int d = 0; d < 3; ++d)
+    for (int dp = 0; dp < 3; ++dp)
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          const int ii[3] = {i % P, (i / P) % P, i / (P * P)};
+          const int jj[3] = {j % P, (j / P) % P, j / (P * P)};
+          double v = 1.0;
+          for (int x = 0; x < 3; ++x) {
+            if (x == d && x == dp)
+              v *= S1[ii[x] * P + jj[x]];
+            else if (x == d)
+              v *= C1[ii[x] * P + jj[x]];
+            else if (x == dp)
+              v *= C1[jj[x] * P + ii[x]];
+            else
+              v *= M1[ii[x] * P + jj[x]];
+          }
+          A0[(size_t(3 * d + dp) * n + i) * n + j] = v;
+        }
+  return cache.emplace(order, std::move(A0)).first->second;
+}
+
+View2 reference_tensor_device(int order) {
+  const std::vector<double>& h = reference_tensor(order);
+  const int P = order + 1, n = P * P * P;
+  View2 A0("dg::integration::A0", 9, size_t(n) * n);
+  auto hA = Kokkos::create_mirror_view(A0);
+  for (int k = 0; k < 9; ++k)
+    for (size_t ij = 0; ij < size_t(n) * n; ++ij)
+      hA(k, ij) = h[k * size_t(n) * n + ij];
+  Kokkos::deep_copy(A0, hA);
+  return A0;
+}
+
+void geometric_tensor(Form form, const Coefficients& coef, const View3& verts, View2& G) {
+  DG_VERIFY(form == Form::laplacian || form == Form::elasticity,
+            "geometric_tensor: the tensor path covers laplacian and elasticity, not "
+                << form_name(form));
+  const int nelem = static_cast<int>(verts.extent(0));
+  const bool elast = form == Form::elasticity;
+  const int ng = elast ? 81 : 9;
+  if (G.extent(0) != size_t(nelem) || G.extent(1) != size_t(ng))
+    G = View2(Kokkos::ViewAllocateWithoutInitializing("dg::integration::G"), nelem, ng);
+  const View2 Gv = G;
+  const double kappa = coef.kappa0, lambda = coef.lambda, mu = coef.mu;
+  Kokkos::parallel_for(
+      "dg::integration::tensor::geometry", Kokkos::RangePolicy<ExecSpace>(0, nelem),
+      KOKKOS_LAMBDA(int e) {
+        const double r0[3] = {0.0, 0.0, 0.0};
+        double A[9], det;
+        metric_at(verts, e, r0, A, det);
+        double AAt[9];
+        for (int d = 0; d < 3; ++d)
+          for (int dp = 0; dp < 3; ++dp)
+            AAt[3 * d + dp] =
+                A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] + A[3 * d + 2] * A[3 * dp + 2];
+        if (!elast) {
+          for (int k = 0; k < 9; ++k)
+            Gv(e, k) = kappa * AAt[k] / det;
+          return;
+        }
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b)
+            for (int d = 0; d < 3; ++d)
+              for (int dp = 0; dp < 3; ++dp)
+                Gv(e, (3 * a + b) * 9 + 3 * d + dp) =
+                    (lambda * A[3 * d + a] * A[3 * dp + b] +
+                     mu * ((a == b ? AAt[3 * d + dp] : 0.0) + A[3 * d + b] * A[3 * dp + a])) /
+                    det;
+      });
+}
+
+void tensor_contract(Form form, int order, const View2& A0, const View2& G, View3& out) {
+  const int P = order + 1, n = P * P * P;
+  const int nc = components(form), N = nc * n;
+  const int nelem = static_cast<int>(G.extent(0));
+  DG_VERIFY(A0.extent(0) == 9 && A0.extent(1) == size_t(n) * n,
+            "tensor_contract: A0 is not the order-" << order << " reference tensor");
+  DG_VERIFY(G.extent(1) == size_t(9 * nc * nc), "tensor_contract: G has the wrong width");
+  if (out.extent(0) != size_t(nelem) || out.extent(1) != size_t(N) || out.extent(2) != size_t(N))
+    out = View3(Kokkos::ViewAllocateWithoutInitializing("dg::integration::matrices"), nelem, N, N);
+  const View3 o = out;
+  const int n2 = n * n, nb = nc * nc;
+  // One team per (element, component block): G_e's 9 entries are loaded once into registers,
+  // the threads run over the n^2 entries with j fastest, so the writes of neighbouring threads
+  // are contiguous and A0(k, ij) is read coalesced (and shared across elements in the cache).
+  Kokkos::parallel_for(
+      "dg::integration::tensor::contract", TeamPolicy(nelem * nb, Kokkos::AUTO),
+      KOKKOS_LAMBDA(const TeamMember& team) {
+        const int e = team.league_rank() / nb, ab = team.league_rank() % nb;
+        const int ro = (ab / nc) * n, co = (ab % nc) * n;
+        double g[9];
+        for (int k = 0; k < 9; ++k)
+          g[k] = G(e, 9 * ab + k);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n2), [&](int ij) {
+          const int i = ij / n, j = ij - i * n;
+          double s = 0.0;
+          for (int k = 0; k < 9; ++k)
+            s += A0(k, ij) * g[k];
+          o(e, ro + i, co + j) = s;
+        });
+      });
+}
+
+void tensor_integrate(Form form, const Coefficients& coef, const View3& verts, int order,
+                      View3& out) {
+  View2 G;
+  geometric_tensor(form, coef, verts, G);
+  tensor_contract(form, order, reference_tensor_device(order), G, out);
+}
+
+// Flops per element: the contraction 17 per entry (9 multiplies, 8 adds) over N^2 entries, plus
+// the geometric tensor (metric at the centre 250, 45 for adj adj^T, then 9 x 2 (laplacian) or
+// 81 x 8 (elasticity)). Bytes: the 8 vertices in, G written and read back, the N^2 matrix out;
+// A0 is shared by all elements and counted once per launch, not per element.
+Cost tensor_cost(Form form, int order) {
+  const double P = order + 1, n = P * P * P;
+  const bool elast = form == Form::elasticity;
+  const double N = (elast ? 3 : 1) * n, ng = elast ? 81 : 9;
+  Cost c;
+  c.flops = 17.0 * N * N + 250 + 45 + (elast ? 81 * 8 : 18);
+  c.bytes = 24 * 8 + 2 * ng * 8 + N * N * 8;
+  return c;
+}
+
+} // namespace dg::integration
