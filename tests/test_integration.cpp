@@ -2,6 +2,7 @@
 // algebraic properties of the matrices, the tensor path against quadrature on affine elements,
 // batched LU / GEMV, and the solver's exact-mass and element-matrix modes.
 #include "catch.hpp"
+#include "dg/mesh/local_mesh.hpp"
 #include "solver_util.hpp"
 
 #include "dg/core/error.hpp"
@@ -34,9 +35,10 @@ TestMesh make_mesh(const std::string& flags, int p) {
   TestMesh t;
   t.mesh = mesh::generate_box(mesh::parse_box_flags(flags));
   const auto conn = mesh::build_connectivity(t.mesh);
-  std::vector<std::int64_t> ids(static_cast<size_t>(t.mesh.num_elements()));
-  std::iota(ids.begin(), ids.end(), 0);
-  t.block = build_element_block(t.mesh, conn, ids, {}, p, p + 2, BoundaryKinds{}, "curved");
+  const std::vector<int> owner(static_cast<size_t>(t.mesh.num_elements()), 0);
+  const mesh::LocalMesh local =
+      mesh::extract_local_mesh(t.mesh, conn, owner, 0, mesh::box_info(t.mesh));
+  t.block = build_element_block(local, {}, p, p + 2, BoundaryKinds{}, "curved");
   return t;
 }
 
