@@ -493,18 +493,25 @@ struct Kernels {
     }
   };
 
-  static TeamPolicy policy(int n, size_t bytes, int& level, int team_size) {
+  /// Team policy: `team_size` threads (0: 32, 64 or 128 by the face size), fewer where the
+  /// kernel's registers allow fewer (high orders), scratch at level 0 up to 48 KB.
+  template <class F>
+  static TeamPolicy policy(int n, size_t bytes, F& f, int team_size) {
     // Level 0 (shared memory) up to the 48 KB every CUDA block gets without opting in.
     const size_t max0 = std::min<size_t>(48 * 1024, TeamPolicy::scratch_size_max(0));
-    level = bytes <= max0 ? 0 : 1;
+    f.level = bytes <= max0 ? 0 : 1;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    const int threads = team_size > 0 ? team_size : (Q2 <= 32 ? 32 : (Q2 <= 64 ? 64 : 128));
+    int threads = team_size > 0 ? team_size : (Q2 <= 32 ? 32 : (Q2 <= 64 ? 64 : 128));
+    TeamPolicy probe(n, 1);
+    probe.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
+    const int tmax = probe.team_size_max(f, Kokkos::ParallelForTag());
+    if (threads > tmax) threads = tmax >= 32 ? tmax / 32 * 32 : tmax;
     TeamPolicy pol(n, threads);
 #else
     (void)team_size;
     TeamPolicy pol(n, 1);
 #endif
-    return pol.set_scratch_size(level, Kokkos::PerTeam(bytes));
+    return pol.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
   }
 
   static Stage make_stage(const StageArgs& a, bool traces_only) {
@@ -526,7 +533,7 @@ struct Kernels {
     if (n == 0) return;
     Stage k = make_stage(a, false);
     const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
-    const TeamPolicy pol = policy(n, bytes, k.level, a.variant.team_size);
+    const TeamPolicy pol = policy(n, bytes, k, a.variant.team_size);
     Kokkos::parallel_for("dg::fixed::stage", pol, k);
   }
 
@@ -537,7 +544,7 @@ struct Kernels {
     b.trace_out = out;
     Stage k = make_stage(b, true);
     const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
-    const TeamPolicy pol = policy(n, bytes, k.level, a.variant.team_size);
+    const TeamPolicy pol = policy(n, bytes, k, a.variant.team_size);
     Kokkos::parallel_for("dg::fixed::traces", pol, k);
   }
 
@@ -581,7 +588,7 @@ struct Kernels {
     const int ne = v.team_elems < 1 ? 1 : v.team_elems;
     Transform k{in, out, t, inner, v.register_blocked, ne, nelem, 0};
     const size_t bytes = sizeof(double) * (TAB + P3 + Q3 + 2 * TMP) + 256;
-    const TeamPolicy pol = policy((nelem + ne - 1) / ne, bytes, k.level, v.team_size);
+    const TeamPolicy pol = policy((nelem + ne - 1) / ne, bytes, k, v.team_size);
     Kokkos::parallel_for(inner ? "dg::fixed::inner" : "dg::fixed::backward", pol, k);
   }
 };
