@@ -73,7 +73,8 @@ int stage(Options& o) {
   const std::vector<std::string> variants = o.strs(
       "variants", "fused",
       "fused (default kernels), entry (entry-wise contractions), recompute (metric from "
-      "vertices), separate (RHS then update kernel), runtime (run-time-sized kernels)");
+      "vertices), separate (RHS then update kernel), runtime (run-time-sized kernels), "
+      "quadrature (affine advection through quadrature points, not the modal fast path)");
   const std::vector<int> team_sizes =
       o.ints("team-size", "0", "threads per team on GPUs (0: by the face size)");
   const int steps = o.integer("steps", 5, "timed steps (median of per-step times)");
@@ -110,10 +111,12 @@ int stage(Options& o) {
           if (var == "entry") v.register_blocked = false;
           else if (var == "recompute") v.recompute_metric = true;
           else if (var == "runtime") v.fixed_order = false;
+          else if (var == "quadrature") v.modal_affine = false;
           else if (var != "fused" && var != "separate")
             throw InputError("dgbench stage: --variants " + var +
-                             ": valid are fused, entry, recompute, separate, runtime");
+                             ": valid are fused, entry, recompute, separate, runtime, quadrature");
           if (var == "recompute" && me == "affine") continue;
+          if (var == "quadrature" && (me != "affine" || ph != "advection")) continue;
           s.op().set_variant(v);
           View2 res;
           if (var == "separate") res = View2("dgbench::res", s.block().nelem, s.block().nmodes);

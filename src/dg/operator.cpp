@@ -333,13 +333,19 @@ bool DGOperator::uses_fixed_kernels() const {
          minv_.extent(0) == 0;
 }
 
+bool DGOperator::modal_path() const {
+  return uses_fixed_kernels() && variant_.modal_affine && block_->affine &&
+         pde_.advection.kind == 0 && pde_.diffusion.nu == 0.0 && !has_dirichlet_;
+}
+
 namespace {
 fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
                             const physics::ExactSolution& bc, double t, const Epilogue& ep,
                             const IView1& elems, const View1& points, const KernelVariant& v,
-                            bool has_dirichlet) {
+                            bool has_dirichlet, bool modal) {
   fixed::StageArgs a;
   a.has_dirichlet = has_dirichlet;
+  a.modal = modal;
   a.block = &b;
   a.pde = pde;
   a.bc = bc;
@@ -357,7 +363,7 @@ void DGOperator::compute_traces() {
   traces_current_ = false;
   if (uses_fixed_kernels()) {
     fixed::traces(b.order, stage_args(b, pde_, bc_, 0.0, Epilogue(), all_elems_, points_, variant_,
-                               has_dirichlet_),
+                               has_dirichlet_, modal_path()),
                   b.trace);
   } else {
     const size_t bytes = trace_scratch_bytes(b.P, b.Q);
@@ -372,7 +378,8 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) const 
   const int n = static_cast<int>(elems.extent(0));
   if (n == 0) return;
   if (uses_fixed_kernels()) {
-    fixed::StageArgs a = stage_args(b, pde_, bc_, t, ep, elems, points_, variant_, has_dirichlet_);
+    fixed::StageArgs a = stage_args(b, pde_, bc_, t, ep, elems, points_, variant_, has_dirichlet_,
+                                      modal_path());
     a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
     if (a.ep.emit_traces) {
       if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))

@@ -33,6 +33,9 @@ struct StageArgs {
   View1 points;
   View4 trace_out; // traces of the updated state (lsrk epilogue with ep.emit_traces)
   bool has_dirichlet = true; // some face takes Dirichlet data (needs point coordinates)
+  /// The quadrature-free affine advection path (traces in modal form); see
+  /// DGOperator::modal_path().
+  bool modal = false;
   KernelVariant variant;
 };
 

@@ -37,6 +37,9 @@ struct KernelVariant {
   int team_elems = 1;
   /// Threads per team on GPUs (0: 32, 64 or 128 by the face size Q^2).
   int team_size = 0;
+  /// Affine blocks with constant velocity, no diffusion and no Dirichlet faces: the
+  /// quadrature-free modal path (fixed-order kernels only).
+  bool modal_affine = true;
   /// false: the run-time-sized kernels even where compile-time ones exist (reference path).
   bool fixed_order = true;
 };
@@ -61,6 +64,8 @@ public:
   bool traces_current() const { return traces_current_; }
   /// Whether a stage runs the compile-time-order kernels (else the run-time-sized ones).
   bool uses_fixed_kernels() const;
+  /// Whether the stage and its traces take the quadrature-free affine advection path.
+  bool modal_path() const;
   void set_variant(const KernelVariant& v) { variant_ = v; }
   const KernelVariant& variant() const { return variant_; }
 
