@@ -175,7 +175,8 @@ void tensor_contract_batched(Form form, int order, const View2& A0, const View2&
   const int S = 1;
   int E = elems_per_team > 0 ? elems_per_team : 8;
 #endif
-  E = std::min(E, nelem);
+  // The G stage stays within 40 KB of team scratch (CUDA's 48 KB without opt-in).
+  E = std::min({E, nelem, std::max(1, 5120 / ng)});
   const int ntile = (N2 + T - 1) / T, nbatch = (nelem + E - 1) / E;
   const size_t bytes = ScratchView1::shmem_size(size_t(E) * ng);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
