@@ -106,6 +106,13 @@ int run_integrate(Options& o) {
   const auto ops = o.strs("ops", "mass,laplacian,elasticity,advection_diffusion",
                           "operators (quadrature path; laplacian and elasticity also tensor)");
   const auto orders = o.ints("orders", "1:7", "polynomial orders p");
+  const auto paths = o.strs("paths", "tensor,tensor-batched,quadrature,rhs",
+                            "paths to measure: tensor (one team per element and block), "
+                            "tensor-batched (entry tiles x element batches), quadrature, rhs "
+                            "(element_matrix vs matrix_free right-hand side)");
+  const auto tensor_epts =
+      o.ints("tensor-ept", "0",
+             "elements per team of tensor-batched (0: the default; a list sweeps them)");
   const auto vnames = o.strs(
       "variants",
       "stored/scratch/ept1,recomputed/scratch/ept1,stored/registers/ept1,"
@@ -124,13 +131,29 @@ int run_integrate(Options& o) {
   const int rhs_nx = o.integer("rhs-nx", 16, "largest mesh (nx^3 elements) of that comparison");
   const double rhs_gflop =
       o.real("rhs-gflop", 50.0, "element-matrix set-up work (GFLOP) that caps that mesh");
-  const bool no_rhs = o.flag("no-rhs", "skip the RHS comparison");
+  bool no_rhs = o.flag("no-rhs", "skip the RHS comparison (same as leaving rhs out of --paths)");
   if (o.finish()) return 0;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<integration::Variant> variants;
   for (const auto& s : vnames)
     variants.push_back(parse_variant(s));
+  bool run_tensor = false, run_batched = false, run_quad = false, run_rhs = false;
+  for (const auto& s : paths) {
+    if (s == "tensor")
+      run_tensor = true;
+    else if (s == "tensor-batched")
+      run_batched = true;
+    else if (s == "quadrature")
+      run_quad = true;
+    else if (s == "rhs")
+      run_rhs = true;
+    else
+      DG_INPUT_ERROR("dgbench integrate: --paths entry '"
+                     << s << "': expected tensor, tensor-batched, quadrature or rhs");
+  }
+  if (!run_rhs) no_rhs = true;
+  if (!run_quad) variants.clear();
   std::vector<Form> forms;
   for (const auto& s : ops)
     forms.push_back(integration::parse_form(s));
@@ -151,35 +174,50 @@ int run_integrate(Options& o) {
     for (Form form : forms) {
       const int N = integration::components(form) * tables.n;
       const double out_bytes = double(N) * N * 8;
-      // --- tensor representation (affine elements) ---
+      // --- tensor representation (affine elements): the per-element kernel and the batched
+      // (bandwidth-oriented) one, same geometric tensor, same cost model ---
       if (form == Form::laplacian || form == Form::elasticity) {
         const integration::Cost c = integration::tensor_cost(form, p);
         const int ne = elements_for(b, c.flops, out_bytes);
         const HostView3 hv = grid_vertices(ne, 0.0);
         View3 verts("dg::bench::verts", ne, 8, 3);
         View2 A0 = integration::reference_tensor_device(p);
-        View2 G;
-        View3 out;
-        const double t_alloc = median_time(
-            [&]() {
-              out = View3();
-              out = View3(Kokkos::ViewAllocateWithoutInitializing("out"), ne, N, N);
-            },
-            reps, 0);
-        const double t_in = median_time([&]() { Kokkos::deep_copy(verts, hv); }, reps);
-        const double t_kernel = median_time(
-            [&]() {
-              integration::geometric_tensor(form, coef, verts, G);
-              integration::tensor_contract(form, p, A0, G, out);
-            },
-            reps);
-        auto hout = Kokkos::create_mirror_view(out);
-        const double t_out = median_time([&]() { Kokkos::deep_copy(hout, out); }, reps);
-        Row r;
-        r.set("op", integration::form_name(form)).set("path", "tensor").set("variant", "tensor");
-        r.set("p", p).set("q", 0);
-        stage_row(r, t_alloc, t_in, t_kernel, t_out, ne, c);
-        table.add(r);
+        std::vector<int> kinds; // -1: tensor, >= 0: tensor-batched with that ept
+        if (run_tensor) kinds.push_back(-1);
+        if (run_batched)
+          for (int ept : tensor_epts)
+            kinds.push_back(std::max(0, ept));
+        for (int kind : kinds) {
+          View2 G;
+          View3 out;
+          const double t_alloc = median_time(
+              [&]() {
+                out = View3();
+                out = View3(Kokkos::ViewAllocateWithoutInitializing("out"), ne, N, N);
+              },
+              reps, 0);
+          const double t_in = median_time([&]() { Kokkos::deep_copy(verts, hv); }, reps);
+          const double t_kernel = median_time(
+              [&]() {
+                integration::geometric_tensor(form, coef, verts, G);
+                if (kind < 0)
+                  integration::tensor_contract(form, p, A0, G, out);
+                else
+                  integration::tensor_contract_batched(form, p, A0, G, out, kind);
+              },
+              reps);
+          auto hout = Kokkos::create_mirror_view(out);
+          const double t_out = median_time([&]() { Kokkos::deep_copy(hout, out); }, reps);
+          Row r;
+          r.set("op", integration::form_name(form))
+              .set("path", kind < 0 ? "tensor" : "tensor-batched")
+              .set("variant", kind < 0 ? std::string("tensor")
+                                       : kind == 0 ? std::string("batched/auto")
+                                                   : "batched/ept" + std::to_string(kind));
+          r.set("p", p).set("q", 0);
+          stage_row(r, t_alloc, t_in, t_kernel, t_out, ne, c);
+          table.add(r);
+        }
       }
       // --- quadrature on curved elements ---
       for (const auto& v : variants) {

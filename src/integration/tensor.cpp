@@ -8,6 +8,7 @@
 #include "dg/dg/basis.hpp"
 #include "dg/integration/metric.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -136,6 +137,83 @@ void tensor_contract(Form form, int order, const View2& A0, const View2& G, View
           for (int k = 0; k < 9; ++k)
             s += A0(k, ij) * g[k];
           o(e, ro + i, co + j) = s;
+        });
+      });
+}
+
+// Bandwidth-oriented contraction. A team owns a tile of T consecutive entries of the flattened
+// N x N element matrix (rc = row * N + col) for a batch of E elements:
+//  * the batch's geometric tensors (E x 9 nb doubles, contiguous in G) are staged once in team
+//    scratch by a coalesced copy;
+//  * each thread owns one entry of the tile, loads its 9 A0 values into registers once and
+//    reuses them for every element of the batch it covers (A0 traffic / E);
+//  * consecutive threads write consecutive rc of the same element: out.data()[e N^2 + rc], one
+//    contiguous, coalesced run of T doubles per element (for every form, elasticity included);
+//  * small matrices (N^2 < team size, p = 1 Laplacian) put S = team/T element slots side by side,
+//    so a team still has `team` threads writing.
+void tensor_contract_batched(Form form, int order, const View2& A0, const View2& G, View3& out,
+                             int elems_per_team, int tile) {
+  const int P = order + 1, n = P * P * P;
+  const int nc = components(form), N = nc * n;
+  const int nelem = static_cast<int>(G.extent(0));
+  DG_VERIFY(A0.extent(0) == 9 && A0.extent(1) == size_t(n) * n,
+            "tensor_contract_batched: A0 is not the order-" << order << " reference tensor");
+  DG_VERIFY(G.extent(1) == size_t(9 * nc * nc), "tensor_contract_batched: G has the wrong width");
+  if (out.extent(0) != size_t(nelem) || out.extent(1) != size_t(N) || out.extent(2) != size_t(N))
+    out = View3(Kokkos::ViewAllocateWithoutInitializing("dg::integration::matrices"), nelem, N, N);
+  if (nelem == 0) return;
+  const int N2 = N * N, ng = 9 * nc * nc;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  const int team = 256;
+  const int T = tile > 0 ? std::min(tile, N2) : std::min(N2, team);
+  const int S = std::max(1, team / T);
+  // E: the A0 registers serve E / S elements; keep the G stage within ~24 KB of scratch.
+  int E = elems_per_team > 0 ? elems_per_team : std::max(S, (nc == 1 ? 32 : 16));
+#else
+  // One thread per team on the host: T entries x E elements as plain loops (A0 tile in cache).
+  const int T = tile > 0 ? std::min(tile, N2) : std::min(N2, 4096);
+  const int S = 1;
+  int E = elems_per_team > 0 ? elems_per_team : 8;
+#endif
+  // The G stage stays within 40 KB of team scratch (CUDA's 48 KB without opt-in).
+  E = std::min({E, nelem, std::max(1, 5120 / ng)});
+  const int ntile = (N2 + T - 1) / T, nbatch = (nelem + E - 1) / E;
+  const size_t bytes = ScratchView1::shmem_size(size_t(E) * ng);
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  TeamPolicy policy(ntile * nbatch, std::min(T * S, team));
+#else
+  TeamPolicy policy(ntile * nbatch, 1);
+#endif
+  policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  const View3 o = out;
+  Kokkos::parallel_for(
+      "dg::integration::tensor::contract_batched", policy,
+      KOKKOS_LAMBDA(const TeamMember& tm) {
+        const int t0 = (tm.league_rank() % ntile) * T;
+        const int e0 = (tm.league_rank() / ntile) * E;
+        const int ne = e0 + E <= nelem ? E : nelem - e0;
+        ScratchView1 gs(tm.team_scratch(0), size_t(E) * ng);
+        const double* gsrc = &G(e0, 0);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, ne * ng),
+                             [&](int k) { gs(k) = gsrc[k]; });
+        tm.team_barrier();
+        double* obase = o.data();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, T * S), [&](int t) {
+          const int rc = t0 + t % T, slot = t / T;
+          if (rc >= N2) return;
+          const int r = rc / N, c = rc - r * N;
+          const int a = r / n, i = r - a * n, b = c / n, j = c - b * n;
+          const int ij = i * n + j, go = 9 * (a * nc + b);
+          double a0[9];
+          for (int k = 0; k < 9; ++k)
+            a0[k] = A0(k, ij);
+          for (int el = slot; el < ne; el += S) {
+            const double* g = &gs(el * ng + go);
+            double s = 0.0;
+            for (int k = 0; k < 9; ++k)
+              s += a0[k] * g[k];
+            obase[size_t(e0 + el) * N2 + rc] = s;
+          }
         });
       });
 }

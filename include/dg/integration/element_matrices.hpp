@@ -111,6 +111,13 @@ View2 reference_tensor_device(int order);
 void geometric_tensor(Form form, const Coefficients& coef, const View3& verts, View2& G);
 /// A_e = A0 : G_e for every element: out(e, a n + i, b n + j) = sum_k A0(k, i j) G(e, (a,b), k).
 void tensor_contract(Form form, int order, const View2& A0, const View2& G, View3& out);
+/// The same result by the bandwidth-oriented kernel: a team owns a tile of `tile` consecutive
+/// entries of the flattened N x N matrix for a batch of `elems_per_team` elements (their G_e in
+/// team scratch, the tile's A0 entries in registers, reused across the batch; coalesced writes).
+/// 0 = defaults (device: 256-entry tiles, 32 / 16 elements; host: whole matrix up to 4096
+/// entries, 8 elements).
+void tensor_contract_batched(Form form, int order, const View2& A0, const View2& G, View3& out,
+                             int elems_per_team = 0, int tile = 0);
 /// Both steps.
 void tensor_integrate(Form form, const Coefficients& coef, const View3& verts, int order,
                       View3& out);
