@@ -72,7 +72,8 @@ int stage(Options& o) {
   const double dofs = o.real("dofs", def_dofs, "target DOF per run (the mesh is n^3)");
   const std::vector<std::string> variants = o.strs(
       "variants", "fused",
-      "fused (default kernels), entry (entry-wise contractions), recompute (metric from "
+      "fused (default kernels), blocked / entry (register-blocked / entry-wise contractions), "
+      "recompute (metric from "
       "vertices), separate (RHS then update kernel), runtime (run-time-sized kernels), "
       "quadrature (affine advection through quadrature points, not the modal fast path)");
   const std::vector<int> team_sizes =
@@ -109,12 +110,13 @@ int stage(Options& o) {
           KernelVariant v;
           v.team_size = ts;
           if (var == "entry") v.register_blocked = false;
+          else if (var == "blocked") v.register_blocked = true;
           else if (var == "recompute") v.recompute_metric = true;
           else if (var == "runtime") v.fixed_order = false;
           else if (var == "quadrature") v.modal_affine = false;
-          else if (var != "fused" && var != "separate")
+          else if (var != "fused" && var != "separate" && var != "blocked")
             throw InputError("dgbench stage: --variants " + var +
-                             ": valid are fused, entry, recompute, separate, runtime, quadrature");
+                             ": valid are fused, blocked, entry, recompute, separate, runtime, quadrature");
           if (var == "recompute" && me == "affine") continue;
           if (var == "quadrature" && (me != "affine" || ph != "advection")) continue;
           s.op().set_variant(v);

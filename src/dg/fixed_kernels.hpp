@@ -493,7 +493,7 @@ struct Kernels {
     }
   };
 
-  /// Team policy: `team_size` threads (0: 32, 64 or 128 by the face size), fewer where the
+  /// Team policy: `team_size` threads (0: 32 up to p = 5, else 64), fewer where the
   /// kernel's registers allow fewer (high orders), scratch at level 0 up to 48 KB.
   template <class F>
   static TeamPolicy policy(int n, size_t bytes, F& f, int team_size) {
@@ -501,7 +501,8 @@ struct Kernels {
     const size_t max0 = std::min<size_t>(48 * 1024, TeamPolicy::scratch_size_max(0));
     f.level = bytes <= max0 ? 0 : 1;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    int threads = team_size > 0 ? team_size : (Q2 <= 32 ? 32 : (Q2 <= 64 ? 64 : 128));
+    // Defaults measured fastest on the H100 (docs/performance.md): 32 threads up to p = 5.
+    int threads = team_size > 0 ? team_size : (Q <= 7 ? 32 : 64);
     TeamPolicy probe(n, 1);
     probe.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
     const int tmax = probe.team_size_max(f, Kokkos::ParallelForTag());
@@ -539,6 +540,7 @@ struct Kernels {
 
     static constexpr int scratch_doubles() { return P2 + 2 * P + 2 * P3 + 6 * P2; }
 
+
     /// Index of mode (a along ta, b along tb, m along the normal d) of face direction d.
     KOKKOS_INLINE_FUNCTION static int face_mode(int d, int a, int b, int m) {
       return d == 0 ? m + P * (a + P * b) : (d == 1 ? a + P * (m + P * b) : a + P * (b + P * m));
@@ -567,12 +569,7 @@ struct Kernels {
       double* Fm = alloc(6 * P2);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
         U[m] = u(e, m);
-        if (m < P2) {
-          const int i = m / P, q = m % P;
-          double sum = 0.0;
-          for (int a = 0; a < Q; ++a) sum += tables.w(a) * tables.D(a, i) * tables.B(a, q);
-          S[m] = sum;
-        }
+        if (m < P2) S[m] = tables.S(m / P, m % P);
         if (m < 2 * P) E[m] = tables.E(m / P, m % P);
       });
       team.team_barrier();
@@ -646,8 +643,8 @@ struct Kernels {
             {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
             a.ep,    traces_only, 0};
     const size_t bytes = sizeof(double) * Modal::scratch_doubles() + 256;
-    const int work = P3 > 6 * P2 ? P3 : 6 * P2;
-    const int threads = a.variant.team_size > 0 ? a.variant.team_size : (work <= 128 ? 128 : 256);
+    // 64 threads measured fastest on the H100 for p = 2..8 (docs/performance.md).
+    const int threads = a.variant.team_size > 0 ? a.variant.team_size : 64;
     const TeamPolicy pol = policy(n, bytes, k, threads);
     Kokkos::parallel_for(traces_only ? "dg::fixed::modal_traces" : "dg::fixed::modal_stage",
                          pol, k);
