@@ -4,6 +4,7 @@
 // one 1-D pencil of the tensor in registers. Included only by the generated per-order sources.
 #pragma once
 
+#include "dg/dg/face_flux.hpp"
 #include "dg/dg/fixed_order.hpp"
 #include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
@@ -73,36 +74,12 @@ KOKKOS_INLINE_FUNCTION void contract(const TeamMember& team, bool blocked, const
 /// Geometry of one point from the 8 vertices X[v * 3 + i]: adjugate A[d * 3 + i] and |J|.
 KOKKOS_INLINE_FUNCTION void metric_from_vertices(const double* X, const double r[3], double A[9],
                                                  double& det) {
-  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-  for (int v = 0; v < 8; ++v) {
-    const double sv[3] = {double(hex::vertex_sign(v, 0)), double(hex::vertex_sign(v, 1)),
-                          double(hex::vertex_sign(v, 2))};
-    const double f[3] = {1.0 + sv[0] * r[0], 1.0 + sv[1] * r[1], 1.0 + sv[2] * r[2]};
-    const double dN[3] = {0.125 * sv[0] * f[1] * f[2], 0.125 * f[0] * sv[1] * f[2],
-                          0.125 * f[0] * f[1] * sv[2]};
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) J[i][j] += X[3 * v + i] * dN[j];
-  }
-  A[0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
-  A[1] = J[0][2] * J[2][1] - J[0][1] * J[2][2];
-  A[2] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
-  A[3] = J[1][2] * J[2][0] - J[1][0] * J[2][2];
-  A[4] = J[0][0] * J[2][2] - J[0][2] * J[2][0];
-  A[5] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
-  A[6] = J[1][0] * J[2][1] - J[1][1] * J[2][0];
-  A[7] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
-  A[8] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-  det = J[0][0] * A[0] + J[0][1] * A[3] + J[0][2] * A[6];
+  trilinear_metric(ArrayVertices{X}, r, A, det);
 }
 
 /// x = sum_v N_v(r) X_v from vertices in scratch.
 KOKKOS_INLINE_FUNCTION void map_from_vertices(const double* X, const double r[3], double x[3]) {
-  x[0] = x[1] = x[2] = 0.0;
-  for (int v = 0; v < 8; ++v) {
-    const double N = 0.125 * (1.0 + hex::vertex_sign(v, 0) * r[0]) *
-                     (1.0 + hex::vertex_sign(v, 1) * r[1]) * (1.0 + hex::vertex_sign(v, 2) * r[2]);
-    for (int i = 0; i < 3; ++i) x[i] += N * X[3 * v + i];
-  }
+  trilinear_point(ArrayVertices{X}, r, x);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -408,38 +385,20 @@ struct Kernels {
             r[tbd] = tb.x[j];
             map_from_vertices(X, r, xp);
           }
-          double uout, gout;
-          if (type == face_local || type == face_ghost) {
-            int ip, jp;
-            hex::map_index(o, Q, i, j, ip, jp);
-            const int pn = ip + Q * jp;
-            if (type == face_local) {
-              uout = trace(nb, nf, pn, 0);
-              gout = diffusion ? trace(nb, nf, pn, 1) : 0.0;
-            } else {
-              uout = ghost(nb, pn, 0);
-              gout = diffusion ? ghost(nb, pn, 1) : 0.0;
-            }
-          } else if (type == face_dirichlet) {
-            uout = bc(xp, time);
-            gout = -gin;
-          } else {
-            uout = uin;
-            gout = gin;
-          }
-          double vel[3];
+          double uout = 0.0, gout = 0.0;
+          int ip, jp;
+          hex::map_index(o, Q, i, j, ip, jp);
+          neighbour_trace(type, trace, ghost, nb, nf, ip + Q * jp, diffusion, uout, gout);
+          double vel[3], out[4] = {0.0, 0.0, 0.0, 0.0};
           pde.advection.velocity(xp, vel);
-          const double an = vel[0] * g[0] + vel[1] * g[1] + vel[2] * g[2];
-          double flux = physics::upwind_flux(an, uin, uout);
-          const double wds = tb.w[i] * tb.w[j] * g[3];
+          face_integrands(pde, type, vel, g, tb.w[i] * tb.w[j], tau_f, d, ta, tbd, uin, gin, uout,
+                          gout, type == face_dirichlet ? bc(xp, time) : 0.0, out);
+          F[pt] = out[0];
           if (diffusion) {
-            flux += physics::sipg_flux(nu, tau_f, uin, uout, gin, gout);
-            const double cc = 0.5 * nu * (uin - uout) * wds;
-            F[Q2 + pt] = cc * g[4 + d];
-            F[2 * Q2 + pt] = cc * g[4 + ta];
-            F[3 * Q2 + pt] = cc * g[4 + tbd];
+            F[Q2 + pt] = out[1];
+            F[2 * Q2 + pt] = out[2];
+            F[3 * Q2 + pt] = out[3];
           }
-          F[pt] = -flux * wds;
         });
         team.team_barrier();
         face_inner(team, blocked, d, F, R, T1, T2, tb.E + s * P, tb.B, tb.B);

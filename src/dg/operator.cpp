@@ -5,6 +5,7 @@
 
 #include "dg/core/error.hpp"
 #include "dg/dg/sum_factorization.hpp"
+#include "dg/dg/face_flux.hpp"
 #include "dg/dg/fixed_order.hpp"
 #include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
@@ -180,48 +181,29 @@ struct RhsKernel {
         const int i = pt % Q, j = pt / Q;
         const int gp = affine ? 0 : pt;
         const double uin = trace(e, f, pt, 0), gin = diffusion ? trace(e, f, pt, 1) : 0.0;
-        double uout, gout;
         double xp[3] = {0, 0, 0};
-        const bool need_x = type == face_dirichlet || pde.advection.kind != 0;
-        if (need_x) {
+        if (type == face_dirichlet || pde.advection.kind != 0) {
           double r[3];
           r[d] = s ? 1.0 : -1.0;
           r[ta] = x(i);
           r[tb] = x(j);
           trilinear_map(verts, e, r, xp);
         }
-        if (type == face_local || type == face_ghost) {
-          int ip, jp;
-          hex::map_index(o, Q, i, j, ip, jp);
-          const int pn = ip + Q * jp;
-          if (type == face_local) {
-            uout = trace(nb, nf, pn, 0);
-            gout = diffusion ? trace(nb, nf, pn, 1) : 0.0;
-          } else {
-            uout = ghost(nb, pn, 0);
-            gout = diffusion ? ghost(nb, pn, 1) : 0.0;
-          }
-        } else if (type == face_dirichlet) {
-          uout = bc(xp, time);
-          gout = -gin;
-        } else {
-          uout = uin;
-          gout = gin;
-        }
-        double vel[3];
+        double uout = 0.0, gout = 0.0;
+        int ip, jp;
+        hex::map_index(o, Q, i, j, ip, jp);
+        neighbour_trace(type, trace, ghost, nb, nf, ip + Q * jp, diffusion, uout, gout);
+        double vel[3], geo[7], out[4] = {0.0, 0.0, 0.0, 0.0};
         pde.advection.velocity(xp, vel);
-        const double n0 = fgeo(e, f, gp, 0), n1 = fgeo(e, f, gp, 1), n2 = fgeo(e, f, gp, 2);
-        const double an = vel[0] * n0 + vel[1] * n1 + vel[2] * n2;
-        double flux = physics::upwind_flux(an, uin, uout);
-        const double wds = w(i) * w(j) * fgeo(e, f, gp, 3);
+        for (int k = 0; k < 7; ++k) geo[k] = fgeo(e, f, gp, k);
+        face_integrands(pde, type, vel, geo, w(i) * w(j), tau_f, d, ta, tb, uin, gin, uout, gout,
+                        type == face_dirichlet ? bc(xp, time) : 0.0, out);
+        F[pt] = out[0];
         if (diffusion) {
-          flux += physics::sipg_flux(nu, tau_f, uin, uout, gin, gout);
-          const double c = 0.5 * nu * (uin - uout) * wds;
-          F[Q2 + pt] = c * fgeo(e, f, gp, 4 + d);
-          F[2 * Q2 + pt] = c * fgeo(e, f, gp, 4 + ta);
-          F[3 * Q2 + pt] = c * fgeo(e, f, gp, 4 + tb);
+          F[Q2 + pt] = out[1];
+          F[2 * Q2 + pt] = out[2];
+          F[3 * Q2 + pt] = out[3];
         }
-        F[pt] = -flux * wds;
       });
       team.team_barrier();
       sf::face_inner(team, F, R, T1, T2, P, Q, f, &E(s, 0), Bp, Bp, true);
