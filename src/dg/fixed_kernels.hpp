@@ -434,17 +434,8 @@ struct Kernels {
 
       // Epilogue; U becomes the updated state when traces are emitted.
       const bool emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
-        if (ep.mode == Epilogue::store) {
-          out(e, m) = R[m];
-        } else {
-          const double k = ep.a * reg(e, m) + ep.dt * R[m];
-          reg(e, m) = k;
-          const double un = U[m] + ep.b * k;
-          u(e, m) = un;
-          U[m] = un;
-        }
-      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3),
+                           [&](int m) { U[m] = ep.apply(u, reg, e, m, R[m], U[m]); });
       if (emit_traces) {
         team.team_barrier();
         emit(team, e, U, T1, T2, F, X, tb, diffusion, trace_out);
@@ -575,16 +566,7 @@ struct Kernels {
         r += E[i] * Fm[0 * P2 + j + P * k] + E[P + i] * Fm[1 * P2 + j + P * k];
         r += E[j] * Fm[2 * P2 + i + P * k] + E[P + j] * Fm[3 * P2 + i + P * k];
         r += E[k] * Fm[4 * P2 + i + P * j] + E[P + k] * Fm[5 * P2 + i + P * j];
-        r *= inv;
-        if (ep.mode == Epilogue::store) {
-          out(e, m) = r;
-        } else {
-          const double kk = ep.a * reg(e, m) + ep.dt * r;
-          reg(e, m) = kk;
-          const double un = U[m] + ep.b * kk;
-          u(e, m) = un;
-          U2[m] = un;
-        }
+        U2[m] = ep.apply(u, reg, e, m, r * inv, U[m]);
       });
       if (emit_traces) {
         team.team_barrier();

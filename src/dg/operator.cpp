@@ -248,13 +248,7 @@ struct RhsKernel {
   KOKKOS_INLINE_FUNCTION void epilogue(const TeamMember& team, int e, const double* R) const {
     const int P3 = P * P * P;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
-      if (ep.mode == Epilogue::store) {
-        out(e, m) = R[m];
-      } else {
-        const double k = ep.a * reg(e, m) + ep.dt * R[m];
-        reg(e, m) = k;
-        u(e, m) += ep.b * k;
-      }
+      ep.apply(u, reg, e, m, R[m], u(e, m));
     });
   }
 };

@@ -23,6 +23,21 @@ struct Epilogue {
   bool traces_ready = false;
   /// lsrk: also write the traces of the updated state for the next stage (fixed-order kernels).
   bool emit_traces = false;
+
+  /// Applies the epilogue to mode m of element e, whose state is u_old and whose M^{-1} rhs is
+  /// r; returns the new state (u_old in store mode). u, reg: the block's state and register.
+  KOKKOS_INLINE_FUNCTION double apply(const View2& u, const View2& reg, int e, int m, double r,
+                                      double u_old) const {
+    if (mode == store) {
+      out(e, m) = r;
+      return u_old;
+    }
+    const double k = a * reg(e, m) + dt * r;
+    reg(e, m) = k;
+    const double un = u_old + b * k;
+    u(e, m) = un;
+    return un;
+  }
 };
 
 /// Variant switches of the fixed-order kernels, compared side by side by dgbench.
