@@ -133,6 +133,11 @@ int run_integrate(Options& o) {
       o.real("rhs-gflop", 50.0, "element-matrix set-up work (GFLOP) that caps that mesh");
   bool no_rhs = o.flag("no-rhs", "skip the RHS comparison (same as leaving rhs out of --paths)");
   if (o.finish()) return 0;
+  for (const auto* list : {&orders, &rhs_orders})
+    for (int p : *list)
+      if (p < 1 || p > DG_MAX_ORDER)
+        DG_INPUT_ERROR("dgbench integrate: --" << (list == &orders ? "orders" : "rhs-orders")
+                                               << " " << p << ": valid are 1.." << DG_MAX_ORDER);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<integration::Variant> variants;

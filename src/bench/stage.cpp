@@ -81,6 +81,10 @@ int stage(Options& o) {
   const int steps = o.integer("steps", 5, "timed steps (median of per-step times)");
   if (o.finish()) return 0;
 
+  for (int p : orders)
+    if (p < fixed::min_order || p > fixed::max_order)
+      DG_INPUT_ERROR("dgbench stage: --p " << p << ": valid are " << fixed::min_order << ".."
+                                           << fixed::max_order);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
