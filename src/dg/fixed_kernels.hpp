@@ -199,7 +199,7 @@ struct Kernels {
   // ----------------------------------------------------------------------------------------
   /// The stage kernel: one team per element.
   struct Stage {
-    View2 u, reg, out;
+    View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 verts, vgeo, ghost;
     View4 fgeo, trace, trace_out;
     IView2 ftype, nbr, nbr_face, orient;
@@ -477,7 +477,7 @@ struct Kernels {
   ///           lifted by E_s again. Traces are exchanged in this modal form (first P^2 entries).
   /// Three team barriers per element instead of ~70; equal to the quadrature path to round-off.
   struct Modal {
-    View2 u, reg, out;
+    View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 vgeo, ghost;
     View4 fgeo, trace, trace_out;
     IView2 ftype, nbr, nbr_face, orient;
@@ -579,7 +579,7 @@ struct Kernels {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
-    Modal k{b.u,     b.reg,      a.ep.out, b.vgeo,  b.ghost,   b.fgeo,   b.trace, out,
+    Modal k{b.u,     b.reg,      b.vgeo,  b.ghost,   b.fgeo,   b.trace, out,
             b.ftype, b.nbr,      b.nbr_face, b.orient, a.elems, b.tables,
             {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
             a.ep,    traces_only, 0};
@@ -593,7 +593,7 @@ struct Kernels {
 
   static Stage make_stage(const StageArgs& a, bool traces_only) {
     const ElementBlock& b = *a.block;
-    Stage k{b.u,         b.reg,      a.ep.out,   b.verts,      b.vgeo,    b.ghost,
+    Stage k{b.u,         b.reg,      b.verts,      b.vgeo,    b.ghost,
             b.fgeo,      b.trace,    a.trace_out, b.ftype,     b.nbr,     b.nbr_face,
             b.orient,    b.tau,      a.elems,    a.points,     b.tables,  a.pde,
             a.bc,        a.time,     a.ep,       b.affine,     a.variant.register_blocked,

@@ -71,7 +71,7 @@ struct TraceKernel {
 
 // ------------------------------------------------------------------------------------------
 struct RhsKernel {
-  View2 u, reg, out;
+  View2 u, reg; // the epilogue (ep) carries the store-mode output
   View1 w;
   View2 B, D, E, dE;
   View3 verts, vgeo, ghost;
@@ -368,7 +368,7 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) const 
     return;
   }
   const size_t bytes = rhs_scratch_bytes(b.P, b.Q);
-  RhsKernel k{b.u,        b.reg,  ep.out,     b.tables.w, b.tables.B, b.tables.D, b.tables.E,
+  RhsKernel k{b.u,        b.reg,  b.tables.w, b.tables.B, b.tables.D, b.tables.E,
               b.tables.dE, b.verts, b.vgeo,    b.ghost,    b.fgeo,     b.trace,    b.ftype,
               b.nbr,      b.nbr_face, b.orient, b.tau,     vol_,       minv_,      elems,
               points_,    pde_,
