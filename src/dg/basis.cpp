@@ -113,12 +113,16 @@ BasisTables to_device(const HostTables& t) {
   d.D = device_matrix("dg::basis::D", t.D, t.Q, t.P);
   d.E = device_matrix("dg::basis::E", t.E, 2, t.P);
   d.dE = device_matrix("dg::basis::dE", t.dE, 2, t.P);
-  std::vector<double> S(static_cast<size_t>(t.P) * t.P, 0.0);
+  std::vector<double> S(static_cast<size_t>(t.P) * t.P, 0.0), K(S);
   if (!t.w.empty())
     for (int i = 0; i < t.P; ++i)
       for (int m = 0; m < t.P; ++m)
-        for (int a = 0; a < t.Q; ++a) S[i * t.P + m] += t.w[a] * t.D[a * t.P + i] * t.B[a * t.P + m];
+        for (int a = 0; a < t.Q; ++a) {
+          S[i * t.P + m] += t.w[a] * t.D[a * t.P + i] * t.B[a * t.P + m];
+          K[i * t.P + m] += t.w[a] * t.D[a * t.P + i] * t.D[a * t.P + m];
+        }
   d.S = device_matrix("dg::basis::S", S, t.P, t.P);
+  d.K = device_matrix("dg::basis::K", K, t.P, t.P);
   return d;
 }
 

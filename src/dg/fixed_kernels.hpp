@@ -467,110 +467,216 @@ struct Kernels {
 
 
   // ----------------------------------------------------------------------------------------
-  /// Affine elements, constant velocity, no diffusion, no Dirichlet faces: the same operator
-  /// without quadrature points. With exact Gauss quadrature (Q >= P) and the orthonormal basis:
-  ///   volume  R_ijk = sum_d c_d (S along direction d) U,  c_d = adj(J)[d] . a,
-  ///           S(i, m) = sum_a w_a phi_i'(x_a) phi_m(x_a);
-  ///   faces   traces are modal (P^2 coefficients per face: T = E_s contracted along the
-  ///           normal), the upwind flux is formed coefficient-wise (a.n and dS are constant on
-  ///           an affine face; the neighbour's coefficients are re-oriented by parity signs) and
-  ///           lifted by E_s again. Traces are exchanged in this modal form (first P^2 entries).
-  /// Three team barriers per element instead of ~70; equal to the quadrature path to round-off.
+  /// Affine elements, constant velocity, no Dirichlet faces: the same operator without
+  /// quadrature points. With exact Gauss quadrature (Q >= P) and the orthonormal basis, and the
+  /// 1-D matrices S(i, m) = sum_a w_a phi_i'(x_a) phi_m(x_a), K(i, m) = sum_a w_a phi_i' phi_m':
+  ///   volume  R_ijk = sum_d c_d (S along d) U                         c_d = adj(J)[d] . a
+  ///                 - nu sum_dd' G_dd' <d_d phi_ijk, d_d' u>          G = adj adj^T / |J|
+  ///           (K along d for d = d'; S along d and S^T along d' otherwise);
+  ///   faces   traces are modal (P^2 coefficients per face): u = E_s along the normal,
+  ///           grad u . n = (J^{-1}n)_d dE_s + tangential derivatives (S^T along ta or tb);
+  ///           the upwind + SIPG flux is linear, so it is formed coefficient by coefficient
+  ///           (a.n, dS, J^{-1}n and tau are constant on an affine face; the neighbour's
+  ///           coefficients are re-oriented by parity signs) and lifted by E_s; the symmetry term
+  ///           (nu/2)[u] grad(phi) . n is lifted by dE_s and S. Traces are exchanged in this modal
+  ///           form (first P^2 entries of each face's slots).
+  /// A handful of team barriers per element instead of ~70; equal to the quadrature path to
+  /// round-off.
   struct Modal {
     View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 vgeo, ghost;
     View4 fgeo, trace, trace_out;
     IView2 ftype, nbr, nbr_face, orient;
+    View2 tau;
     IView1 elems;
     BasisTables tables;
     double vel[3];
+    double nu, eta;
     Epilogue ep;
     bool traces_only;
     int level;
 
-    static constexpr int scratch_doubles() { return P2 + 2 * P + 2 * P3 + 6 * P2; }
-
+    // S, K, E, dE, U, U2, TU, TN (face values and normal derivatives), Fm, Dl (face terms)
+    static constexpr int scratch_doubles() { return 2 * P2 + 4 * P + 2 * P3 + 4 * 6 * P2; }
 
     /// Index of mode (a along ta, b along tb, m along the normal d) of face direction d.
     KOKKOS_INLINE_FUNCTION static int face_mode(int d, int a, int b, int m) {
       return d == 0 ? m + P * (a + P * b) : (d == 1 ? a + P * (m + P * b) : a + P * (b + P * m));
     }
 
-    /// Modal traces of U on all faces into dst (elem, face, 0..P^2-1, 0).
-    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, int e, const double* U,
-                                     const double* E, const View4& dst) const {
+    /// Modal face values TU (and normal derivatives TN with diffusion) of V on all faces.
+    KOKKOS_INLINE_FUNCTION void face_values(const TeamMember& team, const double* V,
+                                            const double* E, const double* dE, double* TU,
+                                            double* TN) const {
+      const bool diffusion = nu > 0.0;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 6 * P2), [&](int idx) {
         const int f = idx / P2, ab = idx % P2, d = f / 2, s = f % 2;
-        double t = 0.0;
-        for (int m = 0; m < P; ++m) t += E[s * P + m] * U[face_mode(d, ab % P, ab / P, m)];
-        dst(e, f, ab, 0) = t;
+        double t = 0.0, n = 0.0;
+        for (int m = 0; m < P; ++m) {
+          const double v = V[face_mode(d, ab % P, ab / P, m)];
+          t += E[s * P + m] * v;
+          if (diffusion) n += dE[s * P + m] * v;
+        }
+        TU[idx] = t;
+        if (diffusion) TN[idx] = n;
+      });
+      team.team_barrier();
+    }
+
+    /// grad u . n at face coefficient (a, b) of face f from TU, TN.
+    KOKKOS_INLINE_FUNCTION double face_gradient(int e, int f, int a, int b, const double* S,
+                                                const double* TU, const double* TN) const {
+      const int d = f / 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
+      const double* T = TU + f * P2;
+      double da = 0.0, db = 0.0; // tangential derivatives' coefficients
+      for (int q = 0; q < P; ++q) {
+        da += S[q * P + a] * T[q + P * b];
+        db += S[q * P + b] * T[a + P * q];
+      }
+      return fgeo(e, f, 0, 4 + d) * TN[f * P2 + a + P * b] + fgeo(e, f, 0, 4 + ta) * da +
+             fgeo(e, f, 0, 4 + tb) * db;
+    }
+
+    /// Modal traces of V on all faces into dst (elem, face, 0..P^2-1, 0..ncomp-1).
+    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, int e, const double* V,
+                                     const double* S, const double* E, const double* dE,
+                                     double* TU, double* TN, const View4& dst) const {
+      face_values(team, V, E, dE, TU, TN);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 6 * P2), [&](int idx) {
+        const int f = idx / P2, ab = idx % P2;
+        dst(e, f, ab, 0) = TU[idx];
+        if (nu > 0.0) dst(e, f, ab, 1) = face_gradient(e, f, ab % P, ab / P, S, TU, TN);
       });
     }
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
       const int e = elems(team.league_rank());
+      const bool diffusion = nu > 0.0;
       auto alloc = [&](int n) {
         return static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * n));
       };
       double* S = alloc(P2);
+      double* K = alloc(P2);
       double* E = alloc(2 * P);
+      double* dE = alloc(2 * P);
       double* U = alloc(P3);
       double* U2 = alloc(P3);
+      double* TU = alloc(6 * P2);
+      double* TN = alloc(6 * P2);
       double* Fm = alloc(6 * P2);
+      double* Dl = alloc(6 * P2);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
         U[m] = u(e, m);
-        if (m < P2) S[m] = tables.S(m / P, m % P);
-        if (m < 2 * P) E[m] = tables.E(m / P, m % P);
+        if (m < P2) {
+          S[m] = tables.S(m / P, m % P);
+          K[m] = tables.K(m / P, m % P);
+        }
+        if (m < 2 * P) {
+          E[m] = tables.E(m / P, m % P);
+          dE[m] = tables.dE(m / P, m % P);
+        }
       });
       team.team_barrier();
       if (traces_only) {
-        emit(team, e, U, E, trace_out);
+        emit(team, e, U, S, E, dE, TU, TN, trace_out);
         return;
       }
-      // Upwind fluxes, coefficient-wise, on the six faces.
+      face_values(team, U, E, dE, TU, TN);
+      // Upwind + SIPG fluxes, coefficient by coefficient, on the six faces.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 6 * P2), [&](int idx) {
-        const int f = idx / P2, ab = idx % P2, d = f / 2, s = f % 2;
+        const int f = idx / P2, ab = idx % P2;
         const int a = ab % P, b = ab / P;
-        double own = 0.0;
-        for (int m = 0; m < P; ++m) own += E[s * P + m] * U[face_mode(d, a, b, m)];
+        const double uin = TU[idx];
+        const double gin = diffusion ? face_gradient(e, f, a, b, S, TU, TN) : 0.0;
+        double uout = uin, gout = gin; // outflow
+        const int type = ftype(e, f);
+        if (type == face_local || type == face_ghost) {
+          const int o = orient(e, f);
+          const int ip = (o & 1) ? b : a, jp = (o & 1) ? a : b;
+          const double sg =
+              (((o & 2) && (ip & 1)) ? -1.0 : 1.0) * (((o & 4) && (jp & 1)) ? -1.0 : 1.0);
+          neighbour_trace(type, trace, ghost, nbr(e, f), nbr_face(e, f), ip + P * jp, diffusion,
+                          uout, gout);
+          uout *= sg;
+          gout *= sg;
+        }
         const double an =
             vel[0] * fgeo(e, f, 0, 0) + vel[1] * fgeo(e, f, 0, 1) + vel[2] * fgeo(e, f, 0, 2);
-        double upw = own;
-        if (an < 0.0) {
-          const int type = ftype(e, f);
-          if (type == face_local || type == face_ghost) {
-            const int o = orient(e, f);
-            const int ip = (o & 1) ? b : a, jp = (o & 1) ? a : b;
-            const double sg = (((o & 2) && (ip & 1)) ? -1.0 : 1.0) * (((o & 4) && (jp & 1)) ? -1.0 : 1.0);
-            upw = sg * (type == face_local ? trace(nbr(e, f), nbr_face(e, f), ip + P * jp, 0)
-                                           : ghost(nbr(e, f), ip + P * jp, 0));
-          }
+        double flux = physics::upwind_flux(an, uin, uout);
+        const double dS = fgeo(e, f, 0, 3);
+        if (diffusion) {
+          flux += physics::sipg_flux(nu, eta * nu * tau(e, f), uin, uout, gin, gout);
+          Dl[idx] = 0.5 * nu * (uin - uout) * dS;
         }
-        Fm[idx] = -fgeo(e, f, 0, 3) * an * upw;
+        Fm[idx] = -flux * dS;
       });
       team.team_barrier();
-      const double c0 = vgeo(e, 0, 0) * vel[0] + vgeo(e, 0, 1) * vel[1] + vgeo(e, 0, 2) * vel[2];
-      const double c1 = vgeo(e, 0, 3) * vel[0] + vgeo(e, 0, 4) * vel[1] + vgeo(e, 0, 5) * vel[2];
-      const double c2 = vgeo(e, 0, 6) * vel[0] + vgeo(e, 0, 7) * vel[1] + vgeo(e, 0, 8) * vel[2];
-      const double inv = 1.0 / vgeo(e, 0, 9);
-      const bool emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
+      double c[3], G[9];
+      for (int d = 0; d < 3; ++d)
+        c[d] = vgeo(e, 0, 3 * d) * vel[0] + vgeo(e, 0, 3 * d + 1) * vel[1] +
+               vgeo(e, 0, 3 * d + 2) * vel[2];
+      const double det = vgeo(e, 0, 9), inv = 1.0 / det;
+      for (int d = 0; d < 3; ++d)
+        for (int dp = 0; dp < 3; ++dp)
+          G[3 * d + dp] = diffusion ? (vgeo(e, 0, 3 * d) * vgeo(e, 0, 3 * dp) +
+                                       vgeo(e, 0, 3 * d + 1) * vgeo(e, 0, 3 * dp + 1) +
+                                       vgeo(e, 0, 3 * d + 2) * vgeo(e, 0, 3 * dp + 2)) *
+                                          inv
+                                    : 0.0;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
-        const int i = m % P, j = (m / P) % P, k = m / P2;
+        const int idx[3] = {m % P, (m / P) % P, m / P2};
+        const int i = idx[0], j = idx[1], k = idx[2];
         double v0 = 0.0, v1 = 0.0, v2 = 0.0;
         for (int q = 0; q < P; ++q) {
           v0 += S[i * P + q] * U[q + P * (j + P * k)];
           v1 += S[j * P + q] * U[i + P * (q + P * k)];
           v2 += S[k * P + q] * U[i + P * (j + P * q)];
         }
-        double r = c0 * v0 + c1 * v1 + c2 * v2;
+        double r = c[0] * v0 + c[1] * v1 + c[2] * v2;
+        // Faces: the flux lifted by E_s along the normal.
         r += E[i] * Fm[0 * P2 + j + P * k] + E[P + i] * Fm[1 * P2 + j + P * k];
         r += E[j] * Fm[2 * P2 + i + P * k] + E[P + j] * Fm[3 * P2 + i + P * k];
         r += E[k] * Fm[4 * P2 + i + P * j] + E[P + k] * Fm[5 * P2 + i + P * j];
+        if (diffusion) {
+          // Volume: -nu sum_dd' G_dd' <d_d phi, d_d' u>.
+          double vol = 0.0;
+          for (int d = 0; d < 3; ++d) {
+            const int sd = d == 0 ? 1 : (d == 1 ? P : P2); // stride of direction d
+            const int base = m - idx[d] * sd;
+            double kd = 0.0;
+            for (int q = 0; q < P; ++q) kd += K[idx[d] * P + q] * U[base + q * sd];
+            vol += G[4 * d] * kd;
+            for (int dp = 0; dp < 3; ++dp) {
+              if (dp == d || G[3 * d + dp] == 0.0) continue;
+              const int sdp = dp == 0 ? 1 : (dp == 1 ? P : P2);
+              const int base2 = base - idx[dp] * sdp;
+              double mixed = 0.0; // sum_qr S(i_d, q) S(r, i_dp) U[.. q along d, r along dp ..]
+              for (int q = 0; q < P; ++q)
+                for (int rr = 0; rr < P; ++rr)
+                  mixed += S[idx[d] * P + q] * S[rr * P + idx[dp]] * U[base2 + q * sd + rr * sdp];
+              vol += G[3 * d + dp] * mixed;
+            }
+          }
+          r -= nu * vol;
+          // Symmetry term (nu/2)[u] grad(phi) . n, lifted by dE_s and S.
+          for (int f = 0; f < 6; ++f) {
+            const int d = f / 2, sd = f % 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
+            const int a = idx[ta], b = idx[tb];
+            const double* D = Dl + f * P2;
+            double la = 0.0, lb = 0.0;
+            for (int q = 0; q < P; ++q) {
+              la += S[a * P + q] * D[q + P * b];
+              lb += S[b * P + q] * D[a + P * q];
+            }
+            r += fgeo(e, f, 0, 4 + d) * dE[sd * P + idx[d]] * D[a + P * b] +
+                 E[sd * P + idx[d]] * (fgeo(e, f, 0, 4 + ta) * la + fgeo(e, f, 0, 4 + tb) * lb);
+          }
+        }
         U2[m] = ep.apply(u, reg, e, m, r * inv, U[m]);
       });
-      if (emit_traces) {
+      if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
         team.team_barrier();
-        emit(team, e, U2, E, trace_out);
+        emit(team, e, U2, S, E, dE, TU, TN, trace_out);
       }
     }
   };
@@ -579,10 +685,26 @@ struct Kernels {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
-    Modal k{b.u,     b.reg,      b.vgeo,  b.ghost,   b.fgeo,   b.trace, out,
-            b.ftype, b.nbr,      b.nbr_face, b.orient, a.elems, b.tables,
+    Modal k{b.u,
+            b.reg,
+            b.vgeo,
+            b.ghost,
+            b.fgeo,
+            b.trace,
+            out,
+            b.ftype,
+            b.nbr,
+            b.nbr_face,
+            b.orient,
+            b.tau,
+            a.elems,
+            b.tables,
             {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
-            a.ep,    traces_only, 0};
+            a.pde.diffusion.nu,
+            a.pde.diffusion.eta,
+            a.ep,
+            traces_only,
+            0};
     const size_t bytes = sizeof(double) * Modal::scratch_doubles() + 256;
     // 64 threads measured fastest on the H100 for p = 2..8 (docs/performance.md).
     const int threads = a.variant.team_size > 0 ? a.variant.team_size : 64;

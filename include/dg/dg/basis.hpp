@@ -36,7 +36,8 @@ struct BasisTables {
   View2 D;  // (Q, P)
   View2 E;  // (2, P)
   View2 dE; // (2, P)
-  View2 S;  // (P, P) 1-D stiffness S(i, m) = sum_a w_a phi_i'(x_a) phi_m(x_a)
+  View2 S;  // (P, P) 1-D S(i, m) = sum_a w_a phi_i'(x_a) phi_m(x_a)
+  View2 K;  // (P, P) 1-D stiffness K(i, m) = sum_a w_a phi_i'(x_a) phi_m'(x_a)
 };
 BasisTables to_device(const HostTables& t);
 
