@@ -165,6 +165,7 @@ output: {snapshots: false, quiet: true, directory: test_out}
       REQUIRE(s.block().affine);
       KernelVariant quadrature, modal;
       quadrature.modal_affine = false;
+      modal.modal_diffusion = true;
       s.op().set_variant(modal);
       REQUIRE(s.op().modal_path());
       const auto ref = rhs_with(s, quadrature);
@@ -177,6 +178,7 @@ output: {snapshots: false, quiet: true, directory: test_out}
         t.initialize();
         KernelVariant v;
         v.modal_affine = use_modal;
+        v.modal_diffusion = use_modal;
         t.op().set_variant(v);
         for (int k = 0; k < 3; ++k) t.step(2e-4);
         modes.push_back(host(t.block().u));

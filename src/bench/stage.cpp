@@ -75,7 +75,8 @@ int stage(Options& o) {
       "fused (default kernels), blocked / entry (register-blocked / entry-wise contractions), "
       "recompute (metric from "
       "vertices), separate (RHS then update kernel), runtime (run-time-sized kernels), "
-      "quadrature (affine advection through quadrature points, not the modal fast path)");
+      "quadrature (affine meshes through quadrature points, not the modal path), modal "
+      "(advection-diffusion on affine meshes through the opt-in modal SIPG path)");
   const std::vector<int> team_sizes =
       o.ints("team-size", "0", "threads per team on GPUs (0: by the face size)");
   const int steps = o.integer("steps", 5, "timed steps (median of per-step times)");
@@ -118,11 +119,14 @@ int stage(Options& o) {
           else if (var == "recompute") v.recompute_metric = true;
           else if (var == "runtime") v.fixed_order = false;
           else if (var == "quadrature") v.modal_affine = false;
-          else if (var != "fused" && var != "separate" && var != "blocked")
+          else if (var == "modal") v.modal_diffusion = true;
+          else if (var != "fused" && var != "separate" && var != "blocked" && var != "modal")
             throw InputError("dgbench stage: --variants " + var +
-                             ": valid are fused, blocked, entry, recompute, separate, runtime, quadrature");
+                             ": valid are fused, blocked, entry, recompute, separate, runtime, quadrature, "
+                             "modal");
           if (var == "recompute" && me == "affine") continue;
-          if (var == "quadrature" && (me != "affine" || ph != "advection")) continue;
+          if (var == "quadrature" && me != "affine") continue;
+          if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
           s.op().set_variant(v);
           View2 res;
           if (var == "separate") res = View2("dgbench::res", s.block().nelem, s.block().nmodes);

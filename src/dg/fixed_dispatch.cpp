@@ -64,8 +64,8 @@ void inner(int order, const BasisTables& t, const View2& vals, const View2& mode
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v) {
   const double P = order + 1, Q = order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double nc = diffusion ? 2.0 : 1.0, d = sizeof(double);
-  if (affine && !diffusion && v.modal_affine) { // modal traces: P^2 per face
-    const double traces = 6.0 * P * P * d / P3;
+  if (affine && v.modal_affine && (!diffusion || v.modal_diffusion)) { // modal: P^2 per face
+    const double traces = 6.0 * P * P * nc * d / P3;
     return 4.0 * d + traces + 0.8 * traces + (d + traces) / 5.0 + (10.0 + 6.0 * 8.0) * d / P3 +
            (6.0 * 4.0 * 4.0) / P3;
   }
@@ -86,9 +86,13 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
 
 double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v) {
   const double P = order + 1, Q = order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q, Q3 = Q2 * Q;
-  if (affine && !diffusion && v.modal_affine) // S (P^2 Q), 3 line contractions, 6 face traces
-    return 3.0 * P2 * Q + P3 * (3.0 * 2.0 * P + 12.0 + 6.0) + 6.0 * P2 * (2.0 * P + 6.0) +
-           0.8 * 6.0 * P2 * 2.0 * P + 4.0 * P3;
+  if (affine && v.modal_affine && (!diffusion || v.modal_diffusion)) { // modal (axis-aligned)
+    const double faces = diffusion ? 6.0 * P2 * (4.0 * P + 4.0 * P + 20.0) : 6.0 * P2 * (2.0 * P + 6.0);
+    const double vol = P3 * (3.0 * 2.0 * P + 18.0) +
+                       (diffusion ? P3 * (3.0 * 2.0 * P + 6.0 * (4.0 * P + 6.0)) : 0.0);
+    const double emit = 0.8 * 6.0 * P2 * (diffusion ? 4.0 * P + 4.0 * P : 2.0 * P);
+    return vol + faces + emit + 4.0 * P3;
+  }
   const double transform = 2.0 * (P3 * Q + P2 * Q2 + P * Q3); // backward or inner, 3 passes
   const double face = 2.0 * (P3 + P2 * Q + P * Q2);           // one face trace or face inner
   double f = 0.0;

@@ -311,7 +311,8 @@ bool DGOperator::uses_fixed_kernels() const {
 
 bool DGOperator::modal_path() const {
   return uses_fixed_kernels() && variant_.modal_affine && block_->affine &&
-         pde_.advection.kind == 0 && !has_dirichlet_;
+         pde_.advection.kind == 0 && !has_dirichlet_ &&
+         (pde_.diffusion.nu == 0.0 || variant_.modal_diffusion);
 }
 
 namespace {
