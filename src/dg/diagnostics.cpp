@@ -28,6 +28,37 @@ TeamPolicy policy_for(int n, size_t bytes) {
   TeamPolicy p(n, Kokkos::AUTO);
   return p.set_scratch_size(bytes <= 48 * 1024 ? 0 : 1, Kokkos::PerTeam(bytes));
 }
+
+/// The common start of the kernels below: team scratch for element e (two transform
+/// intermediates, the P^3 modes U, the Q^3 point values V, plus `extra` doubles) and the values
+/// of u(e, :) at the Q^3 points of the 1-D table B (Q x P).
+struct ElementValues {
+  double *T1, *T2, *U, *V, *extra;
+  KOKKOS_INLINE_FUNCTION ElementValues(const TeamMember& team, const View2& u, int e, int P,
+                                       int Q, const double* B, size_t bytes, int n_extra) {
+    const int M = P > Q ? P : Q, lvl = bytes <= 48 * 1024 ? 0 : 1;
+    auto alloc = [&](int n) {
+      return static_cast<double*>(team.team_scratch(lvl).get_shmem(sizeof(double) * n));
+    };
+    T1 = alloc(M * M * M);
+    T2 = alloc(M * M * M);
+    U = alloc(P * P * P);
+    V = alloc(Q * Q * Q);
+    extra = n_extra > 0 ? alloc(n_extra) : nullptr;
+    double* Ul = U;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P * P * P),
+                         [&](int m) { Ul[m] = u(e, m); });
+    team.team_barrier();
+    sf::backward(team, U, V, T1, T2, P, Q, B, B, B);
+  }
+};
+
+/// Physical position and |J| of point pt (a fastest) of the Q^3 grid x(a) x(b) x(c) of element e.
+KOKKOS_INLINE_FUNCTION void grid_point(const View3& verts, int e, const View1& x, int Q, int pt,
+                                       double xp[3], double& det) {
+  const double r[3] = {x(pt % Q), x((pt / Q) % Q), x(pt / (Q * Q))};
+  trilinear_map(verts, e, r, xp, &det);
+}
 } // namespace
 
 void project(ElementBlock& block, const physics::ExactSolution& exact, double t) {
@@ -38,7 +69,7 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
   const View3 verts = block.verts, vgeo = block.vgeo;
   const View2 u = block.u;
   const bool affine = block.affine;
-  const size_t bytes = two_cubes(P, Q) + sizeof(double) * P3;
+  const size_t bytes = two_cubes(P, Q) + sizeof(double) * P3; // + R
   // u <- W (b - M u) + u, with W the weight-adjusted inverse (exact on affine elements).
   const int iterations = affine ? 1 : 6;
   Kokkos::deep_copy(u, 0.0);
@@ -46,24 +77,13 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
     Kokkos::parallel_for(
         "dg::project", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
           const int e = team.league_rank();
-          const int M = P > Q ? P : Q, lvl = bytes <= 48 * 1024 ? 0 : 1;
-          auto alloc = [&](int n) {
-            return static_cast<double*>(team.team_scratch(lvl).get_shmem(sizeof(double) * n));
-          };
-          double* T1 = alloc(M * M * M);
-          double* T2 = alloc(M * M * M);
-          double* U = alloc(P3);
-          double* R = alloc(P3);
-          double* V = alloc(Q3);
           const double* B = tb.B.data();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { U[m] = u(e, m); });
-          team.team_barrier();
-          sf::backward(team, U, V, T1, T2, P, Q, B, B, B);
+          const ElementValues ev(team, u, e, P, Q, B, bytes, P3);
+          double *T1 = ev.T1, *T2 = ev.T2, *U = ev.U, *V = ev.V, *R = ev.extra;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
             const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
-            const double r[3] = {x(a), x(b), x(c)};
             double xp[3], det;
-            trilinear_map(verts, e, r, xp, &det);
+            grid_point(verts, e, x, Q, pt, xp, det);
             V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * (exact(xp, t) - V[pt]);
           });
           team.team_barrier();
@@ -88,73 +108,45 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
 
 Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
                               double t, bool with_error, int qerr) {
-  const int P = block.P, Q = qerr, P3 = P * P * P, Q3 = Q * Q * Q;
+  const int P = block.P, Q = qerr, Q3 = Q * Q * Q;
   const HostTables ht = make_tables(block.order, Q);
   const BasisTables tb = to_device(ht);
   const View1 x = points_view(ht.x);
   const View3 verts = block.verts;
   const View2 u = block.u;
   View2 per("dg::diagnostics::per_element", block.nelem, 6);
-  const size_t bytes = two_cubes(P, Q);
+  const size_t bytes = two_cubes(P, Q) + 2 * sizeof(double) * Q3; // + W, Err
   Kokkos::parallel_for(
       "dg::diagnostics", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
         const int e = team.league_rank();
-        const int M = P > Q ? P : Q, lvl = bytes <= 48 * 1024 ? 0 : 1;
-        auto alloc = [&](int n) {
-          return static_cast<double*>(team.team_scratch(lvl).get_shmem(sizeof(double) * n));
-        };
-        double* T1 = alloc(M * M * M);
-        double* T2 = alloc(M * M * M);
-        double* U = alloc(P3);
-        double* V = alloc(Q3);
-        const double* B = tb.B.data();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { U[m] = u(e, m); });
-        team.team_barrier();
-        sf::backward(team, U, V, T1, T2, P, Q, B, B, B);
-        double err2 = 0, errmax = 0, integral = 0, energy = 0, umin = 0, umax = 0;
-        auto point = [&](int pt, double& xerr2, double& xint, double& xen) {
+        const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, 2 * Q3);
+        const double* V = ev.V;
+        double* W = ev.extra;       // w |J| at each point
+        double* Err = ev.extra + Q3; // u - exact at each point (0 without error)
+        // The geometry and the exact solution once per point; then the reductions.
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
           const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
-          const double r[3] = {x(a), x(b), x(c)};
           double xp[3], det;
-          trilinear_map(verts, e, r, xp, &det);
-          const double wd = tb.w(a) * tb.w(b) * tb.w(c) * det;
-          const double err = with_error ? V[pt] - exact(xp, t) : 0.0;
-          xerr2 += wd * err * err;
-          xint += wd * V[pt];
-          xen += wd * V[pt] * V[pt];
-        };
+          grid_point(verts, e, x, Q, pt, xp, det);
+          W[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det;
+          Err[pt] = with_error ? V[pt] - exact(xp, t) : 0.0;
+        });
+        team.team_barrier();
+        double err2 = 0, errmax = 0, integral = 0, energy = 0, umin = 0, umax = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, Q3),
-            [&](int pt, double& s) {
-              double i1 = 0, i2 = 0;
-              point(pt, s, i1, i2);
-            },
-            err2);
+            [&](int pt, double& sum) { sum += W[pt] * Err[pt] * Err[pt]; }, err2);
         Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, Q3),
-            [&](int pt, double& s) {
-              double i1 = 0, i2 = 0;
-              point(pt, i1, s, i2);
-            },
+            Kokkos::TeamThreadRange(team, Q3), [&](int pt, double& sum) { sum += W[pt] * V[pt]; },
             integral);
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, Q3),
-            [&](int pt, double& s) {
-              double i1 = 0, i2 = 0;
-              point(pt, i1, i2, s);
-            },
-            energy);
+            [&](int pt, double& sum) { sum += W[pt] * V[pt] * V[pt]; }, energy);
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, Q3),
             [&](int pt, double& m) {
-              if (with_error) {
-                const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
-                const double r[3] = {x(a), x(b), x(c)};
-                double xp[3], det;
-                trilinear_map(verts, e, r, xp, &det);
-                const double err = math::fabs(V[pt] - exact(xp, t));
-                if (!(err <= m)) m = err; // also propagates NaN
-              }
+              const double err = math::fabs(Err[pt]);
+              if (with_error && !(err <= m)) m = err; // also propagates NaN
             },
             Kokkos::Max<double>(errmax));
         Kokkos::parallel_reduce(
@@ -201,7 +193,7 @@ void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
   const HostTables ht = make_tables_at(block.order, pts);
   const BasisTables tb = to_device(ht);
   const View1 x = points_view(pts);
-  const int P = block.P, Q = n, P3 = P * P * P, Q3 = Q * Q * Q;
+  const int P = block.P, Q = n, Q3 = Q * Q * Q;
   values = View2("dg::sample::values", block.nelem, Q3);
   coords = View3("dg::sample::coords", block.nelem, Q3, 3);
   const View2 u = block.u, vals = values;
@@ -210,23 +202,11 @@ void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
   Kokkos::parallel_for(
       "dg::sample", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
         const int e = team.league_rank();
-        const int M = P > Q ? P : Q, lvl = bytes <= 48 * 1024 ? 0 : 1;
-        auto alloc = [&](int m) {
-          return static_cast<double*>(team.team_scratch(lvl).get_shmem(sizeof(double) * m));
-        };
-        double* T1 = alloc(M * M * M);
-        double* T2 = alloc(M * M * M);
-        double* U = alloc(P3);
-        double* V = alloc(Q3);
-        const double* B = tb.B.data();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { U[m] = u(e, m); });
-        team.team_barrier();
-        sf::backward(team, U, V, T1, T2, P, Q, B, B, B);
+        const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, 0);
+        const double* V = ev.V;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
-          const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
-          const double r[3] = {x(a), x(b), x(c)};
           double xp[3], det;
-          trilinear_map(verts, e, r, xp, &det);
+          grid_point(verts, e, x, Q, pt, xp, det);
           vals(e, pt) = V[pt];
           for (int d = 0; d < 3; ++d) xyz(e, pt, d) = xp[d];
         });
