@@ -350,7 +350,7 @@ void DGOperator::compute_traces() {
   }
 }
 
-void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) const {
+void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
   const ElementBlock& b = *block_;
   const int n = static_cast<int>(elems.extent(0));
   if (n == 0) return;
@@ -360,10 +360,10 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) const 
     a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
     if (a.ep.emit_traces) {
       if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))
-        const_cast<DGOperator*>(this)->trace_next_ =
+        trace_next_ =
             View4("dg::operator::trace_next", b.trace.extent(0), 6, b.nface, b.trace.extent(3));
       a.trace_out = trace_next_;
-      const_cast<DGOperator*>(this)->emitted_ = true;
+      emitted_ = true;
     }
     fixed::stage(b.order, a);
     return;

@@ -77,7 +77,7 @@ public:
   void compute_traces();
   /// Right-hand side for the elements listed in `elems` at time t (reads block.u,
   /// block.trace, block.ghost) followed by the epilogue.
-  void apply(double t, const IView1& elems, const Epilogue& ep) const;
+  void apply(double t, const IView1& elems, const Epilogue& ep);
   /// Both steps for every element of a block without ghosts (single rank).
   void apply_all(double t, const Epilogue& ep);
   /// After every element of a stage went through apply(): the traces emitted for the next
