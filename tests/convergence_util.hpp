@@ -26,6 +26,11 @@ struct Study {
   double final_time = 0.1;
 };
 
+/// The --set override of a periodic n^3 unit box with extra generator flags.
+inline std::string periodic_box(int n, const std::string& extra = "") {
+  return "mesh.box=-nx " + std::to_string(n) + " -periodic xyz" + extra;
+}
+
 inline const char* convergence_base_yaml() {
   return R"(
 mesh: {box: "-nx 4 -periodic xyz"}
@@ -71,7 +76,7 @@ inline void check_order(ConvergenceCsv& csv, const Study& s, int p, const std::v
   std::vector<double> e;
   for (int n : ns) {
     std::vector<std::string> ov = {
-        "mesh.box=-nx " + std::to_string(n) + " -periodic xyz" + s.mesh_extra,
+        periodic_box(n, s.mesh_extra),
         "discretization.order=" + std::to_string(p),
         "physics.diffusivity=" + std::to_string(s.nu), "physics.velocity=" + s.velocity,
         "time.final_time=" + std::to_string(s.final_time)};

@@ -2,6 +2,7 @@
 // curved shuffled meshes, conservation, energy stability and invariance under the local vertex
 // numbering. The h-convergence studies are in test_convergence.cpp.
 #include "catch.hpp"
+#include "convergence_util.hpp"
 #include "solver_util.hpp"
 
 #include <algorithm>
@@ -13,24 +14,14 @@
 using dgtest::run_case;
 
 namespace {
-const char* base_yaml = R"(
-mesh: {box: "-nx 4 -periodic xyz"}
-discretization: {order: 2}
-physics: {velocity: [1.0, 0.5, 0.25], diffusivity: 0.0}
-initial: {type: fourier, wavenumber: [1, 1, 1]}
-time: {final_time: 0.1, cfl: 0.5}
-output: {snapshots: false, quiet: true, directory: test_out}
-)";
-
-std::string box(int n, const std::string& extra) {
-  return "mesh.box=-nx " + std::to_string(n) + " -periodic xyz" + extra;
-}
+const char* const base_yaml = dgtest::convergence_base_yaml();
+using dgtest::periodic_box;
 } // namespace
 
 TEST_CASE("p-convergence is exponential on a fixed mesh", "[convergence][p]") {
   std::vector<double> e;
   for (int p = 1; p <= 7; ++p) {
-    const auto d = run_case(base_yaml, {box(2, ""), "discretization.order=" + std::to_string(p),
+    const auto d = run_case(base_yaml, {periodic_box(2), "discretization.order=" + std::to_string(p),
                                         "time.final_time=0.02", "physics.diffusivity=0.01"});
     e.push_back(d.l2_error);
   }
