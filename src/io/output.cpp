@@ -188,6 +188,33 @@ std::vector<std::pair<hsize_t, hsize_t>> runs_of(const std::vector<std::int64_t>
   return runs;
 }
 
+/// Selects rows `runs` of a (nrows, ncols) file dataspace (1-D when ncols == 0); returns the
+/// number of elements selected.
+hsize_t select_rows(hid_t filespace, const std::vector<std::pair<hsize_t, hsize_t>>& runs,
+                    hsize_t ncols) {
+  hsize_t selected = 0;
+  if (runs.empty()) {
+    check(H5Sselect_none(filespace), "select nothing");
+    return 0;
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const hsize_t start[2] = {runs[i].first, 0}, count[2] = {runs[i].second, ncols};
+    check(H5Sselect_hyperslab(filespace, i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, nullptr,
+                              count, nullptr),
+          "select rows");
+    selected += runs[i].second * (ncols ? ncols : 1);
+  }
+  return selected;
+}
+
+/// The contiguous memory space of `selected` elements (an empty selection when there are none).
+H5Id memory_space(hsize_t selected) {
+  const hsize_t mdims[1] = {std::max<hsize_t>(selected, 1)};
+  H5Id memspace = checked(H5Screate_simple(1, mdims, nullptr), H5Sclose, "create a dataspace");
+  if (selected == 0) check(H5Sselect_none(memspace), "select nothing");
+  return memspace;
+}
+
 /// One shared file being written: the dataset to create or open, and how to transfer.
 struct SharedFile {
   hid_t file;
@@ -209,21 +236,8 @@ void write_rows(const SharedFile& f, const char* name, hid_t type, hsize_t nrows
   else
     dset =
         checked(H5Dopen2(f.file, name, H5P_DEFAULT), H5Dclose, std::string("open dataset ") + name);
-  hsize_t selected = 0;
-  if (runs.empty()) {
-    check(H5Sselect_none(filespace), "select nothing");
-  } else {
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const hsize_t start[2] = {runs[i].first, 0}, count[2] = {runs[i].second, ncols};
-      check(H5Sselect_hyperslab(filespace, i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, nullptr,
-                                count, nullptr),
-            "select rows");
-      selected += runs[i].second * (ncols ? ncols : 1);
-    }
-  }
-  const hsize_t mdims[1] = {std::max<hsize_t>(selected, 1)};
-  H5Id memspace = checked(H5Screate_simple(1, mdims, nullptr), H5Sclose, "create a dataspace");
-  if (selected == 0) check(H5Sselect_none(memspace), "select nothing");
+  const hsize_t selected = select_rows(filespace, runs, ncols);
+  H5Id memspace = memory_space(selected);
   if (!f.collective && selected == 0) return; // nothing to do outside a collective
   H5Id dxpl = transfer_list(f.collective);
   static const double dummy = 0;
@@ -236,21 +250,8 @@ void read_rows(hid_t file, bool collective, const char* name, hid_t type, hsize_
                const std::vector<std::pair<hsize_t, hsize_t>>& runs, void* buf) {
   H5Id dset = checked(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, std::string("open ") + name);
   H5Id filespace = checked(H5Dget_space(dset), H5Sclose, "get a dataspace");
-  hsize_t selected = 0;
-  if (runs.empty()) {
-    check(H5Sselect_none(filespace), "select nothing");
-  } else {
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const hsize_t start[2] = {runs[i].first, 0}, count[2] = {runs[i].second, ncols};
-      check(H5Sselect_hyperslab(filespace, i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, nullptr,
-                                count, nullptr),
-            "select rows");
-      selected += runs[i].second * ncols;
-    }
-  }
-  const hsize_t mdims[1] = {std::max<hsize_t>(selected, 1)};
-  H5Id memspace = checked(H5Screate_simple(1, mdims, nullptr), H5Sclose, "create a dataspace");
-  if (selected == 0) check(H5Sselect_none(memspace), "select nothing");
+  const hsize_t selected = select_rows(filespace, runs, ncols);
+  H5Id memspace = memory_space(selected);
   if (!collective && selected == 0) return;
   H5Id dxpl = transfer_list(collective);
   double dummy = 0;
