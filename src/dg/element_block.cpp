@@ -65,17 +65,12 @@ double element_volume(const mesh::HexMesh& m, std::int64_t e, const HostTables& 
 
 /// Area of face f of element e (Gauss quadrature of |n dS|).
 double face_area(const mesh::HexMesh& m, std::int64_t e, int f, const HostTables& t) {
-  const int d = f / 2, s = f % 2;
-  int ta, tb;
-  ta = d == 0 ? 1 : 0;
-  tb = d == 2 ? 1 : 2;
+  const int d = f / 2;
   double area = 0.0;
   for (int j = 0; j < t.Q; ++j)
     for (int i = 0; i < t.Q; ++i) {
       double r[3];
-      r[d] = s ? 1.0 : -1.0;
-      r[ta] = t.x[i];
-      r[tb] = t.x[j];
+      hex::face_point(f, t.x[i], t.x[j], r);
       double det;
       const Mat3 A = adjugate(mesh::jacobian(m, e, r[0], r[1], r[2]), det);
       area += t.w[i] * t.w[j] * std::sqrt(A[d][0] * A[d][0] + A[d][1] * A[d][1] + A[d][2] * A[d][2]);
@@ -181,13 +176,10 @@ ElementBlock build_element_block(const mesh::LocalMesh& local,
     bool touches_ghost = false;
     for (int f = 0; f < 6; ++f) {
       const int d = f / 2, side = f % 2;
-      int ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
       for (int j = 0; j < (b.affine ? 1 : q); ++j)
         for (int i = 0; i < (b.affine ? 1 : q); ++i) {
           double r[3];
-          r[d] = side ? 1.0 : -1.0;
-          r[ta] = b.affine ? 0.0 : t.x[i];
-          r[tb] = b.affine ? 0.0 : t.x[j];
+          hex::face_point(f, b.affine ? 0.0 : t.x[i], b.affine ? 0.0 : t.x[j], r);
           double det;
           const Mat3 A = adjugate(mesh::jacobian(mesh, e, r[0], r[1], r[2]), det);
           const double sg = side ? 1.0 : -1.0;

@@ -239,11 +239,8 @@ struct Kernels {
         for (int k = 0; k < 7; ++k) g[k] = fgeo(e, f, gp, k);
       } else {
         const int d = f / 2, s = f % 2;
-        const int ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
         double r[3];
-        r[d] = s ? 1.0 : -1.0;
-        r[ta] = tb.x[i];
-        r[tbd] = tb.x[j];
+        hex::face_point(f, tb.x[i], tb.x[j], r);
         double A[9], det;
         metric_from_vertices(X, r, A, det);
         const double sg = s ? 1.0 : -1.0;
@@ -380,9 +377,7 @@ struct Kernels {
           double xp[3] = {0, 0, 0};
           if (type == face_dirichlet || pde.advection.kind != 0) {
             double r[3];
-            r[d] = s ? 1.0 : -1.0;
-            r[ta] = tb.x[i];
-            r[tbd] = tb.x[j];
+            hex::face_point(f, tb.x[i], tb.x[j], r);
             map_from_vertices(X, r, xp);
           }
           double uout = 0.0, gout = 0.0;

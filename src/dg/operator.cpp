@@ -184,9 +184,7 @@ struct RhsKernel {
         double xp[3] = {0, 0, 0};
         if (type == face_dirichlet || pde.advection.kind != 0) {
           double r[3];
-          r[d] = s ? 1.0 : -1.0;
-          r[ta] = x(i);
-          r[tb] = x(j);
+          hex::face_point(f, x(i), x(j), r);
           trilinear_map(verts, e, r, xp);
         }
         double uout = 0.0, gout = 0.0;

@@ -33,6 +33,15 @@ KOKKOS_INLINE_FUNCTION constexpr int face_vertex(int f, int k) {
   return table[f][k];
 }
 
+/// Reference coordinates of the point (a, b) of face f: the normal direction f / 2 at -1 (even
+/// f) or +1 (odd f), a and b along the two tangential directions (the lower one first).
+KOKKOS_INLINE_FUNCTION void face_point(int f, double a, double b, double r[3]) {
+  const int d = f / 2;
+  r[d] = f % 2 ? 1.0 : -1.0;
+  r[d == 0 ? 1 : 0] = a;
+  r[d == 2 ? 1 : 2] = b;
+}
+
 // Orientation code o in 0..7 maps a point (a, b) of a face to the local coordinates (a', b') of
 // the same physical point on the neighbour's face:
 //   (u, v) = (o & 1) ? (b, a) : (a, b);   a' = (o & 2) ? -u : u;   b' = (o & 4) ? -v : v.
