@@ -708,40 +708,32 @@ struct Kernels {
                          pol, k);
   }
 
-  static Stage make_stage(const StageArgs& a, bool traces_only) {
+  /// One launch of the quadrature path: the stage (traces_only = false, emitted traces into
+  /// `out` = a.trace_out) or the traces of block.u into `out`.
+  static void launch(const StageArgs& a, bool traces_only, const View4& out) {
+    const int n = static_cast<int>(a.elems.extent(0));
+    if (n == 0) return;
     const ElementBlock& b = *a.block;
-    Stage k{b.u,         b.reg,      b.verts,      b.vgeo,    b.ghost,
-            b.fgeo,      b.trace,    a.trace_out, b.ftype,     b.nbr,     b.nbr_face,
-            b.orient,    b.tau,      a.elems,    a.points,     b.tables,  a.pde,
-            a.bc,        a.time,     a.ep,       b.affine,     a.variant.register_blocked,
-            a.variant.recompute_metric && !b.affine, traces_only,
+    const bool recompute = a.variant.recompute_metric && !b.affine;
+    Stage k{b.u,      b.reg,    b.verts,  b.vgeo,   b.ghost,  b.fgeo,   b.trace,
+            out,      b.ftype,  b.nbr,    b.nbr_face, b.orient, b.tau,  a.elems,
+            a.points, b.tables, a.pde,    a.bc,     a.time,   a.ep,     b.affine,
+            a.variant.register_blocked, recompute, traces_only,
             // vertices: for recomputed metrics, point coordinates (rotation, Dirichlet data)
-            (a.variant.recompute_metric && !b.affine) || a.pde.advection.kind != 0 ||
-                a.has_dirichlet,
-            0};
-    return k;
+            recompute || a.pde.advection.kind != 0 || a.has_dirichlet, 0};
+    const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
+    const TeamPolicy pol = policy(n, bytes, k, a.variant.team_size);
+    Kokkos::parallel_for(traces_only ? "dg::fixed::traces" : "dg::fixed::stage", pol, k);
   }
 
   static void stage(const StageArgs& a) {
     if (a.modal) return modal(a, false, a.trace_out);
-    const int n = static_cast<int>(a.elems.extent(0));
-    if (n == 0) return;
-    Stage k = make_stage(a, false);
-    const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
-    const TeamPolicy pol = policy(n, bytes, k, a.variant.team_size);
-    Kokkos::parallel_for("dg::fixed::stage", pol, k);
+    launch(a, false, a.trace_out);
   }
 
   static void traces(const StageArgs& a, const View4& out) {
     if (a.modal) return modal(a, true, out);
-    const int n = static_cast<int>(a.elems.extent(0));
-    if (n == 0) return;
-    StageArgs b = a;
-    b.trace_out = out;
-    Stage k = make_stage(b, true);
-    const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
-    const TeamPolicy pol = policy(n, bytes, k, a.variant.team_size);
-    Kokkos::parallel_for("dg::fixed::traces", pol, k);
+    launch(a, true, out);
   }
 
   // ----------------------------------------------------------------------------------------
