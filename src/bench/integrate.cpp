@@ -81,6 +81,17 @@ struct Budget {
 };
 /// Elements for one measurement: at most max_elements, about `gflop` of work per call, output
 /// matrices (device + host) within max_mb.
+/// Median time of (re)allocating the (ne, N, N) output matrices into `out` (Banas et al.'s
+/// "allocation" stage); `out` keeps the last allocation.
+double time_allocation(View3& out, int ne, int N, int reps) {
+  return median_time(
+      [&]() {
+        out = View3();
+        out = View3(Kokkos::ViewAllocateWithoutInitializing("out"), ne, N, N);
+      },
+      reps, 0);
+}
+
 int elements_for(const Budget& b, double flops_per_elem, double out_bytes_per_elem) {
   const double by_work = b.gflop * 1e9 / std::max(flops_per_elem, 1.0);
   const double by_mem = b.max_mb * 1e6 / (2.0 * out_bytes_per_elem);
@@ -195,12 +206,7 @@ int run_integrate(Options& o) {
         for (int kind : kinds) {
           View2 G;
           View3 out;
-          const double t_alloc = median_time(
-              [&]() {
-                out = View3();
-                out = View3(Kokkos::ViewAllocateWithoutInitializing("out"), ne, N, N);
-              },
-              reps, 0);
+          const double t_alloc = time_allocation(out, ne, N, reps);
           const double t_in = median_time([&]() { Kokkos::deep_copy(verts, hv); }, reps);
           const double t_kernel = median_time(
               [&]() {
@@ -236,12 +242,7 @@ int run_integrate(Options& o) {
         integration::Geometry geo = integration::make_geometry(dverts, q);
         auto hvgeo = Kokkos::create_mirror_view_and_copy(HostSpace(), geo.vgeo);
         View3 out;
-        const double t_alloc = median_time(
-            [&]() {
-              out = View3();
-              out = View3(Kokkos::ViewAllocateWithoutInitializing("out"), ne, N, N);
-            },
-            reps, 0);
+        const double t_alloc = time_allocation(out, ne, N, reps);
         const double t_in = median_time(
             [&]() {
               Kokkos::deep_copy(geo.verts, hv);
