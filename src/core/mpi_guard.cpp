@@ -1,6 +1,9 @@
 // Launcher checks and collective failure.
 #include "dg/core/mpi_guard.hpp"
 
+#include "dg/core/error.hpp"
+#include "dg/core/kokkos.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +45,31 @@ void fail_collectively(MPI_Comm error_comm, const std::string& message) {
   std::fprintf(stderr, "%s (rank %d)\n", message.c_str(), rank);
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+int run_main(int& argc, char**& argv, const std::string& program,
+             const std::function<int(int rank)>& body) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm error_comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &error_comm);
+  int status = 0;
+  {
+    KokkosScope kokkos(argc, argv);
+    try {
+      status = body(rank);
+    } catch (const InputError& e) {
+      fail_collectively(error_comm, e.what());
+      status = 2;
+    } catch (const std::exception& e) {
+      fail_collectively(error_comm, program + ": error: " + e.what());
+      status = 1;
+    }
+  }
+  MPI_Comm_free(&error_comm);
+  MPI_Finalize();
+  return status;
 }
 
 } // namespace dg

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 
 namespace dg {
@@ -16,5 +17,12 @@ int launcher_size();
 /// returns so that main can exit(2) cleanly; otherwise this rank prints it and calls
 /// MPI_Abort(comm, 2), so that no rank is left waiting in a collective.
 void fail_collectively(MPI_Comm error_comm, const std::string& message);
+
+/// The frame of an MPI + Kokkos main: MPI_Init, Kokkos (seeing only --kokkos-* arguments),
+/// `body(rank)` returning the exit status (argc and argv as MPI_Init leaves them), an InputError turned into one message and status 2
+/// and any other exception into `program: error: ...` and status 1 (both through
+/// fail_collectively), then finalisation.
+int run_main(int& argc, char**& argv, const std::string& program,
+             const std::function<int(int rank)>& body);
 
 } // namespace dg
