@@ -35,7 +35,8 @@ View2 random_view(int rows, int cols, unsigned seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) h(i, j) = U(gen);
+    for (int j = 0; j < cols; ++j)
+      h(i, j) = U(gen);
   Kokkos::deep_copy(v, h);
   return v;
 }
@@ -120,14 +121,16 @@ TEST_CASE("LSRK stages that emit the next stage's traces give the reference answ
   for (const char* nu : {"0.0", "0.03"}) {
     std::vector<std::vector<double>> modes;
     for (bool fixed_order : {false, true}) {
-      const io::Config cfg = io::parse_config(
-          stage_yaml, "test.yaml", {"discretization.order=3", "physics.diffusivity=" + std::string(nu)});
+      const io::Config cfg =
+          io::parse_config(stage_yaml, "test.yaml",
+                           {"discretization.order=3", "physics.diffusivity=" + std::string(nu)});
       Solver s(cfg, MPI_COMM_WORLD);
       s.initialize();
       KernelVariant v;
       v.fixed_order = fixed_order;
       s.op().set_variant(v);
-      for (int k = 0; k < 4; ++k) s.step(1e-3);
+      for (int k = 0; k < 4; ++k)
+        s.step(1e-3);
       modes.push_back(host(s.block().u));
     }
     INFO("nu = " << nu);
@@ -138,7 +141,8 @@ TEST_CASE("LSRK stages that emit the next stage's traces give the reference answ
 TEST_CASE("quadrature-free affine path equals the quadrature path", "[unit][fixed]") {
   // A sheared box (parallelepipeds: every metric coupling G_dd' is non-zero) with shuffled
   // vertex numbering (every orientation code occurs), periodic in x and z, outflow elsewhere.
-  mesh::HexMesh m = mesh::generate_box(mesh::parse_box_flags("-nx 3 -ny 4 -nz 3 -shuffle 9 -periodic xz"));
+  mesh::HexMesh m =
+      mesh::generate_box(mesh::parse_box_flags("-nx 3 -ny 4 -nz 3 -shuffle 9 -periodic xz"));
   for (std::int64_t v = 0; v < m.num_vertices(); ++v) {
     double* x = &m.coords[3 * v];
     x[0] += 0.3 * x[1] + 0.1 * x[2];
@@ -171,18 +175,25 @@ output: {snapshots: false, quiet: true, directory: test_out}
       const auto ref = rhs_with(s, quadrature);
       INFO("nu = " << nu << ", p = " << p);
       CHECK(rel_diff(rhs_with(s, modal), ref) < 1e-12);
+      // Several elements per team (36 elements: 5 does not divide them).
+      KernelVariant modal5 = modal;
+      modal5.modal_elems = 5;
+      CHECK(rel_diff(rhs_with(s, modal5), ref) < 1e-12);
       // LSRK steps: modal traces handed on from stage to stage.
       std::vector<std::vector<double>> modes;
-      for (bool use_modal : {false, true}) {
+      for (int use_modal : {0, 1, 5}) {
         Solver t(cfg, MPI_COMM_WORLD);
         t.initialize();
         KernelVariant v;
-        v.modal_affine = use_modal;
-        v.modal_diffusion = use_modal;
+        v.modal_affine = use_modal > 0;
+        v.modal_diffusion = use_modal > 0;
+        v.modal_elems = use_modal;
         t.op().set_variant(v);
-        for (int k = 0; k < 3; ++k) t.step(2e-4);
+        for (int k = 0; k < 3; ++k)
+          t.step(2e-4);
         modes.push_back(host(t.block().u));
       }
       CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
+      CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
     }
 }

@@ -31,14 +31,11 @@ output: {snapshots: false, quiet: true, directory: dgbench_out}
 
 /// One LSRK(5,4) step with the RHS in store mode and a separate update kernel per stage.
 void separate_step(Solver& s, const View2& res, double dt) {
-  static const double a[5] = {0.0, -567301805773.0 / 1357537059087.0,
-                              -2404267990393.0 / 2016746695238.0,
-                              -3550918686646.0 / 2091501179385.0,
-                              -1275806237668.0 / 842570457699.0};
-  static const double b[5] = {1432997174477.0 / 9575080441755.0,
-                              5161836677717.0 / 13612068292357.0,
-                              1720146321549.0 / 2090206949498.0,
-                              3134564353537.0 / 4481467310338.0,
+  static const double a[5] = {
+      0.0, -567301805773.0 / 1357537059087.0, -2404267990393.0 / 2016746695238.0,
+      -3550918686646.0 / 2091501179385.0, -1275806237668.0 / 842570457699.0};
+  static const double b[5] = {1432997174477.0 / 9575080441755.0, 5161836677717.0 / 13612068292357.0,
+                              1720146321549.0 / 2090206949498.0, 3134564353537.0 / 4481467310338.0,
                               2277821191437.0 / 14882151754819.0};
   const View2 u = s.block().u, reg = s.block().reg;
   for (int st = 0; st < 5; ++st) {
@@ -49,8 +46,8 @@ void separate_step(Solver& s, const View2& res, double dt) {
     const double as = a[st], bs = b[st];
     Kokkos::parallel_for(
         "dgbench::lsrk_update",
-        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {(long)u.extent(0),
-                                                                   (long)u.extent(1)}),
+        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0},
+                                                          {(long)u.extent(0), (long)u.extent(1)}),
         KOKKOS_LAMBDA(const int e, const int m) {
           const double k = as * reg(e, m) + dt * res(e, m);
           reg(e, m) = k;
@@ -79,6 +76,8 @@ int stage(Options& o) {
       "(advection-diffusion on affine meshes through the opt-in modal SIPG path)");
   const std::vector<int> team_sizes =
       o.ints("team-size", "0", "threads per team on GPUs (0: by the face size)");
+  const std::vector<int> modal_elems =
+      o.ints("modal-elems", "0", "elements per team on the modal path (0: by order)");
   const int steps = o.integer("steps", 5, "timed steps (median of per-step times)");
   if (o.finish()) return 0;
 
@@ -111,53 +110,64 @@ int stage(Options& o) {
         const double dt = s.time_step();
         const double gdofs = double(s.global_elements()) * s.block().nmodes;
         for (const std::string& var : variants)
-          for (int ts : team_sizes) {
-          KernelVariant v;
-          v.team_size = ts;
-          if (var == "entry") v.register_blocked = false;
-          else if (var == "blocked") v.register_blocked = true;
-          else if (var == "recompute") v.recompute_metric = true;
-          else if (var == "runtime") v.fixed_order = false;
-          else if (var == "quadrature") v.modal_affine = false;
-          else if (var == "modal") v.modal_diffusion = true;
-          else if (var != "fused" && var != "separate" && var != "blocked" && var != "modal")
-            throw InputError("dgbench stage: --variants " + var +
-                             ": valid are fused, blocked, entry, recompute, separate, runtime, quadrature, "
-                             "modal");
-          if (var == "recompute" && me == "affine") continue;
-          if (var == "quadrature" && me != "affine") continue;
-          if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
-          s.op().set_variant(v);
-          View2 res;
-          if (var == "separate") res = View2("dgbench::res", s.block().nelem, s.block().nmodes);
-          auto one_step = [&] {
-            if (var == "separate")
-              separate_step(s, res, dt);
-            else
-              s.step(dt);
-            MPI_Barrier(MPI_COMM_WORLD);
-          };
-          const double tstep = median_time(one_step, steps);
-          const bool diff = ph == "advdiff";
-          const bool affine = s.block().affine;
-          const double bpd = fixed::stage_bytes_per_dof(p, diff, affine, v) +
-                             (var == "separate" ? 5.0 * sizeof(double) : 0.0);
-          const double rate = gdofs * 5.0 / tstep;
-          const double bound = copy_bw * size / bpd;
-          Row r;
-          r.set("physics", ph).set("mesh", me).set("p", p).set("n", n).set("dof", gdofs);
-          r.set("ranks", size).set("variant", var).set("team_size", v.team_size);
-          r.set("step_s", tstep);
-          r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
-          r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
-          r.set("frac_bound", rate / bound);
-          r.set("gflops", fixed::stage_flops_per_element(p, diff, affine, v) *
-                              s.global_elements() * 5.0 / tstep * 1e-9);
-          t.add(r);
-        }
+          for (int ts : team_sizes)
+            for (int mel : modal_elems) {
+              KernelVariant v;
+              v.team_size = ts;
+              v.modal_elems = mel;
+              if (var == "entry")
+                v.register_blocked = false;
+              else if (var == "blocked")
+                v.register_blocked = true;
+              else if (var == "recompute")
+                v.recompute_metric = true;
+              else if (var == "runtime")
+                v.fixed_order = false;
+              else if (var == "quadrature")
+                v.modal_affine = false;
+              else if (var == "modal")
+                v.modal_diffusion = true;
+              else if (var != "fused" && var != "separate" && var != "blocked" && var != "modal")
+                throw InputError(
+                    "dgbench stage: --variants " + var +
+                    ": valid are fused, blocked, entry, recompute, separate, runtime, quadrature, "
+                    "modal");
+              if (var == "recompute" && me == "affine") continue;
+              if (var == "quadrature" && me != "affine") continue;
+              if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
+              s.op().set_variant(v);
+              if (!s.op().modal_path() && mel != modal_elems.front()) continue;
+              View2 res;
+              if (var == "separate") res = View2("dgbench::res", s.block().nelem, s.block().nmodes);
+              auto one_step = [&] {
+                if (var == "separate")
+                  separate_step(s, res, dt);
+                else
+                  s.step(dt);
+                MPI_Barrier(MPI_COMM_WORLD);
+              };
+              const double tstep = median_time(one_step, steps);
+              const bool diff = ph == "advdiff";
+              const bool affine = s.block().affine;
+              const double bpd = fixed::stage_bytes_per_dof(p, diff, affine, v) +
+                                 (var == "separate" ? 5.0 * sizeof(double) : 0.0);
+              const double rate = gdofs * 5.0 / tstep;
+              const double bound = copy_bw * size / bpd;
+              Row r;
+              r.set("physics", ph).set("mesh", me).set("p", p).set("n", n).set("dof", gdofs);
+              r.set("ranks", size).set("variant", var).set("team_size", v.team_size);
+              r.set("modal_elems", s.op().modal_path() ? v.modal_elems : 0);
+              r.set("step_s", tstep);
+              r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
+              r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
+              r.set("frac_bound", rate / bound);
+              r.set("gflops", fixed::stage_flops_per_element(p, diff, affine, v) *
+                                  s.global_elements() * 5.0 / tstep * 1e-9);
+              t.add(r);
+            }
       }
-  t.print({"physics", "mesh", "p", "n", "dof", "variant", "team_size", "step_s", "dof_stages_per_s",
-           "bytes_per_dof", "gb_per_s", "frac_bound", "gflops"});
+  t.print({"physics", "mesh", "p", "n", "dof", "variant", "team_size", "modal_elems", "step_s",
+           "dof_stages_per_s", "bytes_per_dof", "gb_per_s", "frac_bound", "gflops"});
   char bw[64];
   std::snprintf(bw, sizeof(bw), "%.4g", copy_bw * 1e-9);
   if (rank == 0) std::printf("measured copy bandwidth: %s GB/s per rank's device\n", bw);

@@ -44,10 +44,12 @@ KOKKOS_INLINE_FUNCTION void contract(const TeamMember& team, bool blocked, const
         bout = o0 + D0 * o1;
       }
       double r[NIN];
-      for (int m = 0; m < NIN; ++m) r[m] = in[bin + m * SIN];
+      for (int m = 0; m < NIN; ++m)
+        r[m] = in[bin + m * SIN];
       for (int o = 0; o < NOUT; ++o) {
         double s = 0.0;
-        for (int m = 0; m < NIN; ++m) s += (INNER ? M[m * NOUT + o] : M[o * NIN + m]) * r[m];
+        for (int m = 0; m < NIN; ++m)
+          s += (INNER ? M[m * NOUT + o] : M[o * NIN + m]) * r[m];
         if (ACC)
           out[bout + o * SOUT] += s;
         else
@@ -109,15 +111,18 @@ struct Kernels {
       s[2 * Q * P + 4 * P + Q + k] = pts.extent(0) > 0 ? pts(k) : 0.0;
     });
     team.team_barrier();
-    return Tables{s, s + Q * P, s + 2 * Q * P, s + 2 * Q * P + 2 * P, s + 2 * Q * P + 4 * P,
+    return Tables{s,
+                  s + Q * P,
+                  s + 2 * Q * P,
+                  s + 2 * Q * P + 2 * P,
+                  s + 2 * Q * P + 4 * P,
                   s + 2 * Q * P + 4 * P + Q};
   }
 
   /// modes (P^3) -> points (Q^3) with tables Mx, My, Mz (t, then s, then r: Algorithm 1).
   KOKKOS_INLINE_FUNCTION static void backward3(const TeamMember& team, bool bl, const double* U,
-                                               double* V, double* T1, double* T2,
-                                               const double* Mx, const double* My,
-                                               const double* Mz) {
+                                               double* V, double* T1, double* T2, const double* Mx,
+                                               const double* My, const double* Mz) {
     contract<P, P, P, 2, Q, false, false>(team, bl, U, T1, Mz);
     contract<P, P, Q, 1, Q, false, false>(team, bl, T1, T2, My);
     contract<P, Q, Q, 0, Q, false, false>(team, bl, T2, V, Mx);
@@ -135,10 +140,9 @@ struct Kernels {
   /// Face f trace (Q^2, tangential a fastest) of U with normal factor Nrm (P values) and
   /// tangential tables Ta, Tb.
   template <int DIR>
-  KOKKOS_INLINE_FUNCTION static void face_backward_dir(const TeamMember& team, bool bl,
-                                                       const double* U, double* out, double* T1,
-                                                       double* T2, const double* Nrm,
-                                                       const double* Ta, const double* Tb) {
+  KOKKOS_INLINE_FUNCTION static void
+  face_backward_dir(const TeamMember& team, bool bl, const double* U, double* out, double* T1,
+                    double* T2, const double* Nrm, const double* Ta, const double* Tb) {
     if (DIR == 0) {
       contract<P, P, P, 0, 1, false, false>(team, bl, U, T1, Nrm);
       contract<1, P, P, 1, Q, false, false>(team, bl, T1, T2, Ta);
@@ -155,8 +159,8 @@ struct Kernels {
   }
   KOKKOS_INLINE_FUNCTION static void face_backward(const TeamMember& team, bool bl, int d,
                                                    const double* U, double* out, double* T1,
-                                                   double* T2, const double* Nrm,
-                                                   const double* Ta, const double* Tb) {
+                                                   double* T2, const double* Nrm, const double* Ta,
+                                                   const double* Tb) {
     if (d == 0)
       face_backward_dir<0>(team, bl, U, out, T1, T2, Nrm, Ta, Tb);
     else if (d == 1)
@@ -166,10 +170,9 @@ struct Kernels {
   }
   /// R += sum_ab Nrm[i_d] Ta(a, i_ta) Tb(b, i_tb) F[ab].
   template <int DIR>
-  KOKKOS_INLINE_FUNCTION static void face_inner_dir(const TeamMember& team, bool bl,
-                                                    const double* F, double* R, double* T1,
-                                                    double* T2, const double* Nrm,
-                                                    const double* Ta, const double* Tb) {
+  KOKKOS_INLINE_FUNCTION static void
+  face_inner_dir(const TeamMember& team, bool bl, const double* F, double* R, double* T1,
+                 double* T2, const double* Nrm, const double* Ta, const double* Tb) {
     if (DIR == 0) {
       contract<1, Q, Q, 1, P, true, false>(team, bl, F, T1, Ta);
       contract<1, P, Q, 2, P, true, false>(team, bl, T1, T2, Tb);
@@ -185,8 +188,8 @@ struct Kernels {
     }
   }
   KOKKOS_INLINE_FUNCTION static void face_inner(const TeamMember& team, bool bl, int d,
-                                                const double* F, double* R, double* T1,
-                                                double* T2, const double* Nrm, const double* Ta,
+                                                const double* F, double* R, double* T1, double* T2,
+                                                const double* Nrm, const double* Ta,
                                                 const double* Tb) {
     if (d == 0)
       face_inner_dir<0>(team, bl, F, R, T1, T2, Nrm, Ta, Tb);
@@ -223,7 +226,8 @@ struct Kernels {
                                               int b, int c, double A[9], double& det) const {
       if (affine || !recompute) {
         const int gp = affine ? 0 : a + Q * (b + Q * c);
-        for (int k = 0; k < 9; ++k) A[k] = vgeo(e, gp, k);
+        for (int k = 0; k < 9; ++k)
+          A[k] = vgeo(e, gp, k);
         det = vgeo(e, gp, 9);
       } else {
         const double r[3] = {tb.x[a], tb.x[b], tb.x[c]};
@@ -236,7 +240,8 @@ struct Kernels {
                                             const Tables& tb, double g[7]) const {
       if (affine || !recompute) {
         const int gp = affine ? 0 : i + Q * j;
-        for (int k = 0; k < 7; ++k) g[k] = fgeo(e, f, gp, k);
+        for (int k = 0; k < 7; ++k)
+          g[k] = fgeo(e, f, gp, k);
       } else {
         const int d = f / 2, s = f % 2;
         double r[3];
@@ -246,7 +251,8 @@ struct Kernels {
         const double sg = s ? 1.0 : -1.0;
         const double n[3] = {sg * A[3 * d], sg * A[3 * d + 1], sg * A[3 * d + 2]};
         const double dS = math::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        for (int k = 0; k < 3; ++k) g[k] = n[k] / dS;
+        for (int k = 0; k < 3; ++k)
+          g[k] = n[k] / dS;
         g[3] = dS;
         for (int k = 0; k < 3; ++k)
           g[4 + k] = (A[3 * k] * n[0] + A[3 * k + 1] * n[1] + A[3 * k + 2] * n[2]) / (dS * det);
@@ -299,9 +305,8 @@ struct Kernels {
         if (m < 24 && need_x) X[m] = verts(e, m / 3, m % 3);
       });
       if (need_x && P3 < 24)
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 24 - P3), [&](int m) {
-          X[P3 + m] = verts(e, (P3 + m) / 3, (P3 + m) % 3);
-        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 24 - P3),
+                             [&](int m) { X[P3 + m] = verts(e, (P3 + m) / 3, (P3 + m) % 3); });
       team.team_barrier();
       if (traces_only) {
         emit(team, e, U, T1, T2, F, X, tb, diffusion, trace_out);
@@ -460,7 +465,6 @@ struct Kernels {
     return pol.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
   }
 
-
   // ----------------------------------------------------------------------------------------
   /// Affine elements, constant velocity, no Dirichlet faces: the same operator without
   /// quadrature points. With exact Gauss quadrature (Q >= P) and the orthonormal basis, and the
@@ -489,38 +493,46 @@ struct Kernels {
     double nu, eta;
     Epilogue ep;
     bool traces_only;
+    int ne; // elements per team, processed concurrently
     int level;
 
-    // S, K, E, dE, U, U2, TU, TN (face values and normal derivatives), Fm, Dl (face terms)
-    static constexpr int scratch_doubles() { return 2 * P2 + 4 * P + 2 * P3 + 4 * 6 * P2; }
+    // Per-element geometry record (GR doubles): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|,
+    // [4..12] G = adj adj^T / |J| (diffusion); then per face f at FR + 8 f: [0] a . n, [1] dS,
+    // [2..4] (J^{-1} n)_d for d = 0, 1, 2, [5] eta nu tau, [6] face type.
+    static constexpr int FR = 13, GR = FR + 6 * 8;
+    /// Team scratch: S, K, E, dE shared by the team's elements; per element U (state), R (the
+    /// register, later the updated state), Fm (the neighbour's traces, later the flux) and
+    /// with diffusion Gn (neighbour's normal gradients), TU, TN (own face values and normal
+    /// derivatives), Dl (symmetry-term jumps); the geometry record.
+    static constexpr int shared_doubles() { return 2 * P2 + 4 * P; }
+    static constexpr int elem_doubles(bool diffusion) {
+      return 2 * P3 + (diffusion ? 5 : 1) * 6 * P2 + GR;
+    }
 
     /// Index of mode (a along ta, b along tb, m along the normal d) of face direction d.
     KOKKOS_INLINE_FUNCTION static int face_mode(int d, int a, int b, int m) {
       return d == 0 ? m + P * (a + P * b) : (d == 1 ? a + P * (m + P * b) : a + P * (b + P * m));
     }
 
-    /// Modal face values TU (and normal derivatives TN with diffusion) of V on all faces.
-    KOKKOS_INLINE_FUNCTION void face_values(const TeamMember& team, const double* V,
-                                            const double* E, const double* dE, double* TU,
-                                            double* TN) const {
-      const bool diffusion = nu > 0.0;
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 6 * P2), [&](int idx) {
-        const int f = idx / P2, ab = idx % P2, d = f / 2, s = f % 2;
-        double t = 0.0, n = 0.0;
-        for (int m = 0; m < P; ++m) {
-          const double v = V[face_mode(d, ab % P, ab / P, m)];
-          t += E[s * P + m] * v;
-          if (diffusion) n += dE[s * P + m] * v;
-        }
-        TU[idx] = t;
-        if (diffusion) TN[idx] = n;
-      });
-      team.team_barrier();
+    /// Face coefficient ab of face f (side s of direction d) of the modal state V:
+    /// value t = sum_m E_s(m) V and (diffusion) normal derivative n = sum_m dE_s(m) V.
+    KOKKOS_INLINE_FUNCTION static void face_coefficient(const double* V, const double* E,
+                                                        const double* dE, int f, int ab,
+                                                        bool with_n, double& t, double& n) {
+      const int d = f / 2, s = f % 2, a = ab % P, b = ab / P;
+      t = 0.0;
+      n = 0.0;
+      for (int m = 0; m < P; ++m) {
+        const double v = V[face_mode(d, a, b, m)];
+        t += E[s * P + m] * v;
+        if (with_n) n += dE[s * P + m] * v;
+      }
     }
 
-    /// grad u . n at face coefficient (a, b) of face f from TU, TN.
-    KOKKOS_INLINE_FUNCTION double face_gradient(int e, int f, int a, int b, const double* S,
-                                                const double* TU, const double* TN) const {
+    /// grad u . n at face coefficient (a, b) of face f from the face values TU, TN.
+    KOKKOS_INLINE_FUNCTION static double face_gradient(const double* rec, int f, int a, int b,
+                                                       const double* S, const double* TU,
+                                                       const double* TN) {
       const int d = f / 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
       const double* T = TU + f * P2;
       double da = 0.0, db = 0.0; // tangential derivatives' coefficients
@@ -528,127 +540,234 @@ struct Kernels {
         da += S[q * P + a] * T[q + P * b];
         db += S[q * P + b] * T[a + P * q];
       }
-      return fgeo(e, f, 0, 4 + d) * TN[f * P2 + a + P * b] + fgeo(e, f, 0, 4 + ta) * da +
-             fgeo(e, f, 0, 4 + tb) * db;
+      const double* fr = rec + FR + 8 * f;
+      return fr[2 + d] * TN[f * P2 + a + P * b] + fr[2 + ta] * da + fr[2 + tb] * db;
     }
 
-    /// Modal traces of V on all faces into dst (elem, face, 0..P^2-1, 0..ncomp-1).
-    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, int e, const double* V,
-                                     const double* S, const double* E, const double* dE,
-                                     double* TU, double* TN, const View4& dst) const {
-      face_values(team, V, E, dE, TU, TN);
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 6 * P2), [&](int idx) {
-        const int f = idx / P2, ab = idx % P2;
-        dst(e, f, ab, 0) = TU[idx];
-        if (nu > 0.0) dst(e, f, ab, 1) = face_gradient(e, f, ab % P, ab / P, S, TU, TN);
+    /// Scratch of element k of the team.
+    struct Local {
+      double *U, *R, *Fm, *Gn, *TU, *TN, *Dl, *rec;
+    };
+    KOKKOS_INLINE_FUNCTION Local local(double* base, int k) const {
+      const bool diffusion = nu > 0.0;
+      double* p = base + k * elem_doubles(diffusion);
+      Local l;
+      l.U = p;
+      l.R = p + P3;
+      l.Fm = p + 2 * P3;
+      p += 2 * P3 + 6 * P2;
+      l.Gn = diffusion ? p : nullptr;
+      l.TU = diffusion ? p + 6 * P2 : nullptr;
+      l.TN = diffusion ? p + 12 * P2 : nullptr;
+      l.Dl = diffusion ? p + 18 * P2 : nullptr;
+      l.rec = diffusion ? p + 24 * P2 : p;
+      return l;
+    }
+
+    /// Geometry record entry g of element e.
+    KOKKOS_INLINE_FUNCTION double record(int e, int g) const {
+      if (g < 3)
+        return vgeo(e, 0, 3 * g) * vel[0] + vgeo(e, 0, 3 * g + 1) * vel[1] +
+               vgeo(e, 0, 3 * g + 2) * vel[2];
+      if (g == 3) return 1.0 / vgeo(e, 0, 9);
+      if (g < FR) {
+        if (nu == 0.0) return 0.0;
+        const int d = (g - 4) / 3, dp = (g - 4) % 3;
+        return (vgeo(e, 0, 3 * d) * vgeo(e, 0, 3 * dp) +
+                vgeo(e, 0, 3 * d + 1) * vgeo(e, 0, 3 * dp + 1) +
+                vgeo(e, 0, 3 * d + 2) * vgeo(e, 0, 3 * dp + 2)) /
+               vgeo(e, 0, 9);
+      }
+      const int f = (g - FR) / 8, j = (g - FR) % 8;
+      switch (j) {
+      case 0:
+        return vel[0] * fgeo(e, f, 0, 0) + vel[1] * fgeo(e, f, 0, 1) + vel[2] * fgeo(e, f, 0, 2);
+      case 1:
+        return fgeo(e, f, 0, 3);
+      case 2:
+      case 3:
+      case 4:
+        return nu > 0.0 ? fgeo(e, f, 0, 2 + j) : 0.0;
+      case 5:
+        return nu > 0.0 ? eta * nu * tau(e, f) : 0.0;
+      case 6:
+        return static_cast<double>(ftype(e, f));
+      default:
+        return 0.0;
+      }
+    }
+
+    /// Modal traces of the states V of the team's nl elements into dst (elem, face, 0..P^2-1,
+    /// 0..ncomp-1); with diffusion the face values go through TU, TN first.
+    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, double* base, int e0, int nl,
+                                     bool from_r, const double* S, const double* E,
+                                     const double* dE, const View4& dst) const {
+      const bool diffusion = nu > 0.0;
+      if (!diffusion) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+          const int k = idx / (6 * P2), fab = idx % (6 * P2);
+          const Local l = local(base, k);
+          double t, n;
+          face_coefficient(from_r ? l.R : l.U, E, dE, fab / P2, fab % P2, false, t, n);
+          dst(elems(e0 + k), fab / P2, fab % P2, 0) = t;
+        });
+        return;
+      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+        const int k = idx / (6 * P2), fab = idx % (6 * P2);
+        const Local l = local(base, k);
+        face_coefficient(from_r ? l.R : l.U, E, dE, fab / P2, fab % P2, true, l.TU[fab], l.TN[fab]);
+      });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+        const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
+        const Local l = local(base, k);
+        const int e = elems(e0 + k);
+        dst(e, f, ab, 0) = l.TU[fab];
+        dst(e, f, ab, 1) = face_gradient(l.rec, f, ab % P, ab / P, S, l.TU, l.TN);
       });
     }
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
-      const int e = elems(team.league_rank());
-      const bool diffusion = nu > 0.0;
-      auto alloc = [&](int n) {
-        return static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * n));
-      };
-      double* S = alloc(P2);
-      double* K = alloc(P2);
-      double* E = alloc(2 * P);
-      double* dE = alloc(2 * P);
-      double* U = alloc(P3);
-      double* U2 = alloc(P3);
-      double* TU = alloc(6 * P2);
-      double* TN = alloc(6 * P2);
-      double* Fm = alloc(6 * P2);
-      double* Dl = alloc(6 * P2);
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
-        U[m] = u(e, m);
-        if (m < P2) {
+      const bool diffusion = nu > 0.0, lsrk = ep.mode == Epilogue::lsrk;
+      const int nelem = static_cast<int>(elems.extent(0));
+      const int e0 = team.league_rank() * ne;
+      const int nl = nelem - e0 < ne ? nelem - e0 : ne;
+      double* S = static_cast<double*>(team.team_scratch(level).get_shmem(
+          sizeof(double) * (shared_doubles() + ne * elem_doubles(diffusion))));
+      double* K = S + P2;
+      double* E = K + P2;
+      double* dE = E + 2 * P;
+      double* base = dE + 2 * P;
+
+      // 1. Every global read of the stage at once: tables, states, registers, geometry
+      //    records and the neighbours' traces (re-oriented), so one memory latency per team.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, shared_doubles()), [&](int m) {
+        if (m < P2)
           S[m] = tables.S(m / P, m % P);
-          K[m] = tables.K(m / P, m % P);
-        }
-        if (m < 2 * P) {
-          E[m] = tables.E(m / P, m % P);
-          dE[m] = tables.dE(m / P, m % P);
-        }
+        else if (m < 2 * P2)
+          K[m - P2] = tables.K((m - P2) / P, (m - P2) % P);
+        else if (m < 2 * P2 + 2 * P)
+          E[m - 2 * P2] = tables.E((m - 2 * P2) / P, (m - 2 * P2) % P);
+        else
+          dE[m - 2 * P2 - 2 * P] = tables.dE((m - 2 * P2 - 2 * P) / P, (m - 2 * P2 - 2 * P) % P);
       });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3, e = elems(e0 + k);
+        const Local l = local(base, k);
+        l.U[m] = u(e, m);
+        if (lsrk && !traces_only) l.R[m] = reg(e, m);
+      });
+      if (!traces_only || diffusion) // the gradients' J^{-1} n
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * GR), [&](int idx) {
+          const int k = idx / GR, g = idx % GR;
+          local(base, k).rec[g] = record(elems(e0 + k), g);
+        });
+      if (!traces_only) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+          const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
+          const int e = elems(e0 + k), type = ftype(e, f);
+          double uout = 0.0, gout = 0.0; // outflow: replaced by this side's values later
+          if (type == face_local || type == face_ghost) {
+            const int o = orient(e, f), a = ab % P, b = ab / P;
+            const int ip = (o & 1) ? b : a, jp = (o & 1) ? a : b;
+            const double sg =
+                (((o & 2) && (ip & 1)) ? -1.0 : 1.0) * (((o & 4) && (jp & 1)) ? -1.0 : 1.0);
+            neighbour_trace(type, trace, ghost, nbr(e, f), nbr_face(e, f), ip + P * jp, diffusion,
+                            uout, gout);
+            uout *= sg;
+            gout *= sg;
+          }
+          const Local l = local(base, k);
+          l.Fm[fab] = uout;
+          if (diffusion) l.Gn[fab] = gout;
+        });
+      }
       team.team_barrier();
       if (traces_only) {
-        emit(team, e, U, S, E, dE, TU, TN, trace_out);
+        emit(team, base, e0, nl, false, S, E, dE, trace_out);
         return;
       }
-      face_values(team, U, E, dE, TU, TN);
-      // Upwind + SIPG fluxes, coefficient by coefficient, on the six faces.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 6 * P2), [&](int idx) {
-        const int f = idx / P2, ab = idx % P2;
-        const int a = ab % P, b = ab / P;
-        const double uin = TU[idx];
-        const double gin = diffusion ? face_gradient(e, f, a, b, S, TU, TN) : 0.0;
-        double uout = uin, gout = gin; // outflow
-        const int type = ftype(e, f);
-        if (type == face_local || type == face_ghost) {
-          const int o = orient(e, f);
-          const int ip = (o & 1) ? b : a, jp = (o & 1) ? a : b;
-          const double sg =
-              (((o & 2) && (ip & 1)) ? -1.0 : 1.0) * (((o & 4) && (jp & 1)) ? -1.0 : 1.0);
-          neighbour_trace(type, trace, ghost, nbr(e, f), nbr_face(e, f), ip + P * jp, diffusion,
-                          uout, gout);
-          uout *= sg;
-          gout *= sg;
-        }
-        const double an =
-            vel[0] * fgeo(e, f, 0, 0) + vel[1] * fgeo(e, f, 0, 1) + vel[2] * fgeo(e, f, 0, 2);
-        double flux = physics::upwind_flux(an, uin, uout);
-        const double dS = fgeo(e, f, 0, 3);
+
+      // 2. Face values (diffusion: for the gradients).
+      if (diffusion) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+          const int k = idx / (6 * P2), fab = idx % (6 * P2);
+          const Local l = local(base, k);
+          face_coefficient(l.U, E, dE, fab / P2, fab % P2, true, l.TU[fab], l.TN[fab]);
+        });
+        team.team_barrier();
+      }
+
+      // 3. Upwind + SIPG fluxes, coefficient by coefficient, on the six faces.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+        const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
+        const Local l = local(base, k);
+        const double* fr = l.rec + FR + 8 * f;
+        double uin, gin = 0.0, dummy;
         if (diffusion) {
-          flux += physics::sipg_flux(nu, eta * nu * tau(e, f), uin, uout, gin, gout);
-          Dl[idx] = 0.5 * nu * (uin - uout) * dS;
+          uin = l.TU[fab];
+          gin = face_gradient(l.rec, f, ab % P, ab / P, S, l.TU, l.TN);
+        } else {
+          face_coefficient(l.U, E, dE, f, ab, false, uin, dummy);
         }
-        Fm[idx] = -flux * dS;
+        double uout = l.Fm[fab], gout = diffusion ? l.Gn[fab] : 0.0;
+        if (static_cast<int>(fr[6]) == face_outflow) {
+          uout = uin;
+          gout = gin;
+        }
+        double flux = physics::upwind_flux(fr[0], uin, uout);
+        const double dS = fr[1];
+        if (diffusion) {
+          flux += physics::sipg_flux(nu, fr[5], uin, uout, gin, gout);
+          l.Dl[fab] = 0.5 * nu * (uin - uout) * dS;
+        }
+        l.Fm[fab] = -flux * dS;
       });
       team.team_barrier();
-      double c[3], G[9];
-      for (int d = 0; d < 3; ++d)
-        c[d] = vgeo(e, 0, 3 * d) * vel[0] + vgeo(e, 0, 3 * d + 1) * vel[1] +
-               vgeo(e, 0, 3 * d + 2) * vel[2];
-      const double det = vgeo(e, 0, 9), inv = 1.0 / det;
-      for (int d = 0; d < 3; ++d)
-        for (int dp = 0; dp < 3; ++dp)
-          G[3 * d + dp] = diffusion ? (vgeo(e, 0, 3 * d) * vgeo(e, 0, 3 * dp) +
-                                       vgeo(e, 0, 3 * d + 1) * vgeo(e, 0, 3 * dp + 1) +
-                                       vgeo(e, 0, 3 * d + 2) * vgeo(e, 0, 3 * dp + 2)) *
-                                          inv
-                                    : 0.0;
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
-        const int idx[3] = {m % P, (m / P) % P, m / P2};
-        const int i = idx[0], j = idx[1], k = idx[2];
+
+      // 4. Volume terms, lifted face terms, M^{-1} and the epilogue.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3;
+        const Local l = local(base, k);
+        const double* U = l.U;
+        const double* Fm = l.Fm;
+        const double* rec = l.rec;
+        const int ix[3] = {m % P, (m / P) % P, m / P2};
+        const int i = ix[0], j = ix[1], kk = ix[2];
         double v0 = 0.0, v1 = 0.0, v2 = 0.0;
         for (int q = 0; q < P; ++q) {
-          v0 += S[i * P + q] * U[q + P * (j + P * k)];
-          v1 += S[j * P + q] * U[i + P * (q + P * k)];
-          v2 += S[k * P + q] * U[i + P * (j + P * q)];
+          v0 += S[i * P + q] * U[q + P * (j + P * kk)];
+          v1 += S[j * P + q] * U[i + P * (q + P * kk)];
+          v2 += S[kk * P + q] * U[i + P * (j + P * q)];
         }
-        double r = c[0] * v0 + c[1] * v1 + c[2] * v2;
+        double r = rec[0] * v0 + rec[1] * v1 + rec[2] * v2;
         // Faces: the flux lifted by E_s along the normal.
-        r += E[i] * Fm[0 * P2 + j + P * k] + E[P + i] * Fm[1 * P2 + j + P * k];
-        r += E[j] * Fm[2 * P2 + i + P * k] + E[P + j] * Fm[3 * P2 + i + P * k];
-        r += E[k] * Fm[4 * P2 + i + P * j] + E[P + k] * Fm[5 * P2 + i + P * j];
+        r += E[i] * Fm[0 * P2 + j + P * kk] + E[P + i] * Fm[1 * P2 + j + P * kk];
+        r += E[j] * Fm[2 * P2 + i + P * kk] + E[P + j] * Fm[3 * P2 + i + P * kk];
+        r += E[kk] * Fm[4 * P2 + i + P * j] + E[P + kk] * Fm[5 * P2 + i + P * j];
         if (diffusion) {
+          const double* G = rec + 4;
           // Volume: -nu sum_dd' G_dd' <d_d phi, d_d' u>.
           double vol = 0.0;
           for (int d = 0; d < 3; ++d) {
             const int sd = d == 0 ? 1 : (d == 1 ? P : P2); // stride of direction d
-            const int base = m - idx[d] * sd;
+            const int b0 = m - ix[d] * sd;
             double kd = 0.0;
-            for (int q = 0; q < P; ++q) kd += K[idx[d] * P + q] * U[base + q * sd];
+            for (int q = 0; q < P; ++q)
+              kd += K[ix[d] * P + q] * U[b0 + q * sd];
             vol += G[4 * d] * kd;
             for (int dp = 0; dp < 3; ++dp) {
               if (dp == d || G[3 * d + dp] == 0.0) continue;
               const int sdp = dp == 0 ? 1 : (dp == 1 ? P : P2);
-              const int base2 = base - idx[dp] * sdp;
+              const int b2 = b0 - ix[dp] * sdp;
               double mixed = 0.0; // sum_qr S(i_d, q) S(r, i_dp) U[.. q along d, r along dp ..]
-              for (int q = 0; q < P; ++q)
+              for (int q = 0; q < P; ++q) {
+                double t = 0.0;
                 for (int rr = 0; rr < P; ++rr)
-                  mixed += S[idx[d] * P + q] * S[rr * P + idx[dp]] * U[base2 + q * sd + rr * sdp];
+                  t += S[rr * P + ix[dp]] * U[b2 + q * sd + rr * sdp];
+                mixed += S[ix[d] * P + q] * t;
+              }
               vol += G[3 * d + dp] * mixed;
             }
           }
@@ -656,30 +775,53 @@ struct Kernels {
           // Symmetry term (nu/2)[u] grad(phi) . n, lifted by dE_s and S.
           for (int f = 0; f < 6; ++f) {
             const int d = f / 2, sd = f % 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
-            const int a = idx[ta], b = idx[tb];
-            const double* D = Dl + f * P2;
+            const int a = ix[ta], b = ix[tb];
+            const double* D = l.Dl + f * P2;
+            const double* fr = rec + FR + 8 * f;
             double la = 0.0, lb = 0.0;
             for (int q = 0; q < P; ++q) {
               la += S[a * P + q] * D[q + P * b];
               lb += S[b * P + q] * D[a + P * q];
             }
-            r += fgeo(e, f, 0, 4 + d) * dE[sd * P + idx[d]] * D[a + P * b] +
-                 E[sd * P + idx[d]] * (fgeo(e, f, 0, 4 + ta) * la + fgeo(e, f, 0, 4 + tb) * lb);
+            r += fr[2 + d] * dE[sd * P + ix[d]] * D[a + P * b] +
+                 E[sd * P + ix[d]] * (fr[2 + ta] * la + fr[2 + tb] * lb);
           }
         }
-        U2[m] = ep.apply(u, reg, e, m, r * inv, U[m]);
+        r *= rec[3];
+        const int e = elems(e0 + k);
+        if (lsrk) {
+          const double kr = ep.a * l.R[m] + ep.dt * r;
+          reg(e, m) = kr;
+          const double un = U[m] + ep.b * kr;
+          u(e, m) = un;
+          l.R[m] = un; // the updated state, for the emitted traces
+        } else {
+          ep.out(e, m) = r;
+        }
       });
-      if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
+      if (lsrk && ep.emit_traces) {
         team.team_barrier();
-        emit(team, e, U2, S, E, dE, TU, TN, trace_out);
+        emit(team, base, e0, nl, true, S, E, dE, trace_out);
       }
     }
   };
+
+  /// Elements per team on the modal path: the variant's modal_elems, else by order (GPUs;
+  /// one on CPUs, where a team is one thread).
+  static int modal_elems(const KernelVariant& v) {
+    if (v.modal_elems > 0) return v.modal_elems;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    return P3 <= 64 ? 4 : (P3 <= 216 ? 2 : 1);
+#else
+    return 1;
+#endif
+  }
 
   static void modal(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
+    const int ne = modal_elems(a.variant);
     Modal k{b.u,
             b.reg,
             b.vgeo,
@@ -699,13 +841,16 @@ struct Kernels {
             a.pde.diffusion.eta,
             a.ep,
             traces_only,
+            ne,
             0};
-    const size_t bytes = sizeof(double) * Modal::scratch_doubles() + 256;
-    // 64 threads measured fastest on the H100 for p = 2..8 (docs/performance.md).
-    const int threads = a.variant.team_size > 0 ? a.variant.team_size : 64;
-    const TeamPolicy pol = policy(n, bytes, k, threads);
-    Kokkos::parallel_for(traces_only ? "dg::fixed::modal_traces" : "dg::fixed::modal_stage",
-                         pol, k);
+    const bool diffusion = a.pde.diffusion.nu > 0.0;
+    const size_t bytes =
+        sizeof(double) * (Modal::shared_doubles() + ne * Modal::elem_doubles(diffusion)) + 256;
+    // 64 threads per element measured fastest on the H100 with one element per team.
+    const int threads = a.variant.team_size > 0 ? a.variant.team_size : (ne == 1 ? 64 : 128);
+    const TeamPolicy pol = policy((n + ne - 1) / ne, bytes, k, threads);
+    Kokkos::parallel_for(traces_only ? "dg::fixed::modal_traces" : "dg::fixed::modal_stage", pol,
+                         k);
   }
 
   /// One launch of the quadrature path: the stage (traces_only = false, emitted traces into
@@ -715,9 +860,8 @@ struct Kernels {
     if (n == 0) return;
     const ElementBlock& b = *a.block;
     const bool recompute = a.variant.recompute_metric && !b.affine;
-    Stage k{b.u,      b.reg,    b.verts,  b.vgeo,   b.ghost,  b.fgeo,   b.trace,
-            out,      b.ftype,  b.nbr,    b.nbr_face, b.orient, b.tau,  a.elems,
-            a.points, b.tables, a.pde,    a.bc,     a.time,   a.ep,     b.affine,
+    Stage k{b.u, b.reg, b.verts, b.vgeo, b.ghost, b.fgeo, b.trace, out, b.ftype, b.nbr, b.nbr_face,
+            b.orient, b.tau, a.elems, a.points, b.tables, a.pde, a.bc, a.time, a.ep, b.affine,
             a.variant.register_blocked, recompute, traces_only,
             // vertices: for recomputed metrics, point coordinates (rotation, Dirichlet data)
             recompute || a.pde.advection.kind != 0 || a.has_dirichlet, 0};
@@ -784,13 +928,17 @@ struct Kernels {
 } // namespace dg::fixed
 
 /// Explicit instantiation of one order (used by the generated per-order sources).
-#define DG_FIXED_INSTANTIATE(p)                                                                   \
-  namespace dg::fixed {                                                                           \
-  template struct Kernels<(p) + 1, (p) + 2>;                                                      \
-  void stage_p##p(const StageArgs& a) { Kernels<(p) + 1, (p) + 2>::stage(a); }                    \
-  void traces_p##p(const StageArgs& a, const View4& o) { Kernels<(p) + 1, (p) + 2>::traces(a, o); } \
-  void transform_p##p(const BasisTables& t, const View2& i, const View2& o, bool inner,           \
-                      const KernelVariant& v) {                                                   \
-    Kernels<(p) + 1, (p) + 2>::transform(t, i, o, inner, v);                                      \
-  }                                                                                               \
+#define DG_FIXED_INSTANTIATE(p)                                                                    \
+  namespace dg::fixed {                                                                            \
+  template struct Kernels<(p) + 1, (p) + 2>;                                                       \
+  void stage_p##p(const StageArgs& a) {                                                            \
+    Kernels<(p) + 1, (p) + 2>::stage(a);                                                           \
+  }                                                                                                \
+  void traces_p##p(const StageArgs& a, const View4& o) {                                           \
+    Kernels<(p) + 1, (p) + 2>::traces(a, o);                                                       \
+  }                                                                                                \
+  void transform_p##p(const BasisTables& t, const View2& i, const View2& o, bool inner,            \
+                      const KernelVariant& v) {                                                    \
+    Kernels<(p) + 1, (p) + 2>::transform(t, i, o, inner, v);                                       \
+  }                                                                                                \
   }

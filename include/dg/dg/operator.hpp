@@ -14,8 +14,8 @@ namespace dg {
 /// What the right-hand-side kernel does with the result R = M^{-1} rhs of element e.
 struct Epilogue {
   enum Mode : int { store = 0, lsrk = 1 } mode = store;
-  View2 out;        // store: out(e, :) = R
-  double a = 0.0;   // lsrk: reg = a reg + dt R;  u += b reg
+  View2 out;      // store: out(e, :) = R
+  double a = 0.0; // lsrk: reg = a reg + dt R;  u += b reg
   double b = 0.0;
   double dt = 0.0;
   /// lsrk: block.trace already holds the traces of block.u (emitted by the previous stage),
@@ -55,8 +55,12 @@ struct KernelVariant {
   bool recompute_metric = false;
   /// Elements per team (transform kernels).
   int team_elems = 1;
-  /// Threads per team on GPUs (0: 32 for p <= 5, else 64; 64 on the modal path).
+  /// Threads per team on GPUs (0: 32 for p <= 5, else 64; on the modal path 64 with one
+  /// element per team, else 128).
   int team_size = 0;
+  /// Elements per team on the modal path, processed concurrently (0: by order on GPUs, 1 on
+  /// CPUs).
+  int modal_elems = 0;
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
   /// modal_diffusion): the quadrature-free modal path (fixed-order kernels only).
   bool modal_affine = true;
@@ -122,8 +126,8 @@ private:
 /// Per-element diagnostics with a quadrature of `qerr` points per direction.
 struct Diagnostics {
   double l2_error = 0.0, max_error = 0.0; // against the exact solution (if any)
-  double integral = 0.0, energy = 0.0;     // int u, int u^2
-  double umin = 0.0, umax = 0.0;           // at the quadrature points
+  double integral = 0.0, energy = 0.0;    // int u, int u^2
+  double umin = 0.0, umax = 0.0;          // at the quadrature points
   bool finite = true;
 };
 /// Local (this rank's) sums / extrema; the solver reduces them over ranks.
