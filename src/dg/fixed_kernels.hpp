@@ -504,8 +504,8 @@ struct Kernels {
     /// register, later the updated state), Fm (the neighbour's traces, later the flux) and
     /// with diffusion Gn (neighbour's normal gradients), TU, TN (own face values and normal
     /// derivatives), Dl (symmetry-term jumps); the geometry record.
-    static constexpr int shared_doubles() { return 2 * P2 + 4 * P; }
-    static constexpr int elem_doubles(bool diffusion) {
+    KOKKOS_INLINE_FUNCTION static constexpr int shared_doubles() { return 2 * P2 + 4 * P; }
+    KOKKOS_INLINE_FUNCTION static constexpr int elem_doubles(bool diffusion) {
       return 2 * P3 + (diffusion ? 5 : 1) * 6 * P2 + GR;
     }
 
