@@ -73,7 +73,8 @@ double face_area(const mesh::HexMesh& m, std::int64_t e, int f, const HostTables
       hex::face_point(f, t.x[i], t.x[j], r);
       double det;
       const Mat3 A = adjugate(mesh::jacobian(m, e, r[0], r[1], r[2]), det);
-      area += t.w[i] * t.w[j] * std::sqrt(A[d][0] * A[d][0] + A[d][1] * A[d][1] + A[d][2] * A[d][2]);
+      area +=
+          t.w[i] * t.w[j] * std::sqrt(A[d][0] * A[d][0] + A[d][1] * A[d][1] + A[d][2] * A[d][2]);
     }
   return area;
 }
@@ -82,16 +83,42 @@ IView2 device_ints(const std::string& label, const std::vector<int>& v, int n) {
   IView2 d(label, n, 6);
   auto h = Kokkos::create_mirror_view(d);
   for (int e = 0; e < n; ++e)
-    for (int f = 0; f < 6; ++f) h(e, f) = v[6 * e + f];
+    for (int f = 0; f < 6; ++f)
+      h(e, f) = v[6 * e + f];
   Kokkos::deep_copy(d, h);
   return d;
 }
 
+/// Face metric records of face f of element e at its q^2 points (one when affine): unit normal,
+/// dS, J^{-1} n. n dS = sign * row d of adj(J) (Nanson), J^{-1} n = adj(J) n / |J|.
+template <class HostFgeo>
+void face_metric(const mesh::HexMesh& mesh, int e, int f, bool affine, const HostTables& t,
+                 const HostFgeo& hfgeo) {
+  const int d = f / 2, side = f % 2, q = t.Q;
+  for (int j = 0; j < (affine ? 1 : q); ++j)
+    for (int i = 0; i < (affine ? 1 : q); ++i) {
+      double r[3];
+      hex::face_point(f, affine ? 0.0 : t.x[i], affine ? 0.0 : t.x[j], r);
+      double det;
+      const Mat3 A = adjugate(mesh::jacobian(mesh, e, r[0], r[1], r[2]), det);
+      const double sg = side ? 1.0 : -1.0;
+      double n[3] = {sg * A[d][0], sg * A[d][1], sg * A[d][2]};
+      const double dS = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      const int pt = i + q * j;
+      for (int k = 0; k < 3; ++k)
+        hfgeo(e, f, pt, k) = n[k] / dS;
+      hfgeo(e, f, pt, 3) = dS;
+      for (int k = 0; k < 3; ++k)
+        hfgeo(e, f, pt, 4 + k) = (A[k][0] * n[0] + A[k][1] * n[1] + A[k][2] * n[2]) / (dS * det);
+      hfgeo(e, f, pt, 7) = 0.0;
+    }
+}
+
 } // namespace
 
-ElementBlock build_element_block(const mesh::LocalMesh& local,
-                                 const std::vector<GhostFace>& ghosts, int order, int q,
-                                 const BoundaryKinds& bc, const std::string& geometry) {
+ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector<GhostFace>& ghosts,
+                                 int order, int q, const BoundaryKinds& bc,
+                                 const std::string& geometry) {
   const mesh::HexMesh& mesh = local.hexes; // element e of the block is element e here
   const std::vector<std::int64_t> local_ids(local.global_ids.begin(),
                                             local.global_ids.begin() + local.num_owned);
@@ -109,9 +136,11 @@ ElementBlock build_element_block(const mesh::LocalMesh& local,
   const int E = b.nelem;
 
   bool all_affine = true;
-  for (int e = 0; e < E; ++e) all_affine = all_affine && is_affine(mesh, e);
+  for (int e = 0; e < E; ++e)
+    all_affine = all_affine && is_affine(mesh, e);
   if (geometry == "affine") {
-    if (!all_affine) DG_INPUT_ERROR("discretization.geometry = affine: the mesh has curved elements");
+    if (!all_affine)
+      DG_INPUT_ERROR("discretization.geometry = affine: the mesh has curved elements");
     b.affine = true;
   } else {
     b.affine = (geometry == "auto") && all_affine;
@@ -140,7 +169,8 @@ ElementBlock build_element_block(const mesh::LocalMesh& local,
   for (std::size_t e = 0; e < volumes.size(); ++e)
     volumes[e] = element_volume(mesh, std::int64_t(e), t);
   std::unordered_map<std::int64_t, int> local_index; // global id -> element of `local`
-  for (int e = 0; e < local.num_elements(); ++e) local_index.emplace(local.global_ids[e], e);
+  for (int e = 0; e < local.num_elements(); ++e)
+    local_index.emplace(local.global_ids[e], e);
   std::unordered_map<std::int64_t, int> ghost_slot; // key 6 * local_elem + face
   for (size_t s = 0; s < ghosts.size(); ++s)
     ghost_slot.emplace(6 * static_cast<std::int64_t>(ghosts[s].local_elem) + ghosts[s].face,
@@ -155,7 +185,8 @@ ElementBlock build_element_block(const mesh::LocalMesh& local,
   for (int e = 0; e < E; ++e) {
     const std::int64_t g = local_ids[e];
     for (int v = 0; v < 8; ++v)
-      for (int d = 0; d < 3; ++d) hverts(e, v, d) = mesh.coords[3 * mesh.hex[8 * e + v] + d];
+      for (int d = 0; d < 3; ++d)
+        hverts(e, v, d) = mesh.coords[3 * mesh.hex[8 * e + v] + d];
     // Volume metric.
     for (int c = 0; c < (b.affine ? 1 : q); ++c)
       for (int bb = 0; bb < (b.affine ? 1 : q); ++bb)
@@ -166,32 +197,16 @@ ElementBlock build_element_block(const mesh::LocalMesh& local,
           const Mat3 A = adjugate(mesh::jacobian(mesh, e, r, s, tt), det);
           const int pt = a + q * (bb + q * c);
           for (int d = 0; d < 3; ++d)
-            for (int i = 0; i < 3; ++i) hvgeo(e, pt, 3 * d + i) = A[d][i];
+            for (int i = 0; i < 3; ++i)
+              hvgeo(e, pt, 3 * d + i) = A[d][i];
           hvgeo(e, pt, 9) = det;
         }
-    // Face metric: n dS = sign * row d of adj(J) (Nanson), J^{-1} n = adj(J) n / |J|.
     double max_area = 0.0;
     const double vol = volumes[e];
     hvol(e) = vol;
     bool touches_ghost = false;
     for (int f = 0; f < 6; ++f) {
-      const int d = f / 2, side = f % 2;
-      for (int j = 0; j < (b.affine ? 1 : q); ++j)
-        for (int i = 0; i < (b.affine ? 1 : q); ++i) {
-          double r[3];
-          hex::face_point(f, b.affine ? 0.0 : t.x[i], b.affine ? 0.0 : t.x[j], r);
-          double det;
-          const Mat3 A = adjugate(mesh::jacobian(mesh, e, r[0], r[1], r[2]), det);
-          const double sg = side ? 1.0 : -1.0;
-          double n[3] = {sg * A[d][0], sg * A[d][1], sg * A[d][2]};
-          const double dS = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-          const int pt = i + q * j;
-          for (int k = 0; k < 3; ++k) hfgeo(e, f, pt, k) = n[k] / dS;
-          hfgeo(e, f, pt, 3) = dS;
-          for (int k = 0; k < 3; ++k)
-            hfgeo(e, f, pt, 4 + k) = (A[k][0] * n[0] + A[k][1] * n[1] + A[k][2] * n[2]) / (dS * det);
-          hfgeo(e, f, pt, 7) = 0.0;
-        }
+      face_metric(mesh, e, f, b.affine, t, hfgeo);
       const double area = face_area(mesh, e, f, t);
       max_area = std::max(max_area, area);
       const mesh::FaceLink& L = local.link(e, f);
@@ -207,9 +222,9 @@ ElementBlock build_element_block(const mesh::LocalMesh& local,
           nbr[k] = it->second;
         } else {
           auto gs = ghost_slot.find(k);
-          DG_VERIFY(gs != ghost_slot.end(), "element " << g << " face " << f
-                                                      << ": neighbour " << L.nbr_elem
-                                                      << " is neither local nor a ghost");
+          DG_VERIFY(gs != ghost_slot.end(), "element " << g << " face " << f << ": neighbour "
+                                                       << L.nbr_elem
+                                                       << " is neither local nor a ghost");
           ftype[k] = face_ghost;
           nbr[k] = gs->second;
           touches_ghost = true;
@@ -242,7 +257,8 @@ ElementBlock build_element_block(const mesh::LocalMesh& local,
   auto to_dev = [](const std::string& label, const std::vector<int>& v) {
     IView1 d(label, v.size());
     auto h = Kokkos::create_mirror_view(d);
-    for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+    for (size_t i = 0; i < v.size(); ++i)
+      h(i) = v[i];
     Kokkos::deep_copy(d, h);
     return d;
   };

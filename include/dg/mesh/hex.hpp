@@ -36,10 +36,13 @@ KOKKOS_INLINE_FUNCTION constexpr int face_vertex(int f, int k) {
 /// Reference coordinates of the point (a, b) of face f: the normal direction f / 2 at -1 (even
 /// f) or +1 (odd f), a and b along the two tangential directions (the lower one first).
 KOKKOS_INLINE_FUNCTION void face_point(int f, double a, double b, double r[3]) {
+  // Written without stores through a variable index: GCC 13.3 (the GPU machine's host
+  // compiler) hit an internal compiler error in its range propagation on that form.
   const int d = f / 2;
-  r[d] = f % 2 ? 1.0 : -1.0;
-  r[d == 0 ? 1 : 0] = a;
-  r[d == 2 ? 1 : 2] = b;
+  const double s = f % 2 ? 1.0 : -1.0;
+  r[0] = d == 0 ? s : a;
+  r[1] = d == 1 ? s : (d == 0 ? a : b);
+  r[2] = d == 2 ? s : b;
 }
 
 // Orientation code o in 0..7 maps a point (a, b) of a face to the local coordinates (a', b') of
