@@ -481,6 +481,7 @@ struct Kernels {
   ///           form (first P^2 entries of each face's slots).
   /// A handful of team barriers per element instead of ~70; equal to the quadrature path to
   /// round-off.
+  template <bool DIFF>
   struct Modal {
     View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 vgeo, ghost;
@@ -505,9 +506,7 @@ struct Kernels {
     /// with diffusion Gn (neighbour's normal gradients), TU, TN (own face values and normal
     /// derivatives), Dl (symmetry-term jumps); the geometry record.
     KOKKOS_INLINE_FUNCTION static constexpr int shared_doubles() { return 2 * P2 + 4 * P; }
-    KOKKOS_INLINE_FUNCTION static constexpr int elem_doubles(bool diffusion) {
-      return 2 * P3 + (diffusion ? 5 : 1) * 6 * P2 + GR;
-    }
+    static constexpr int ED = 2 * P3 + (DIFF ? 5 : 1) * 6 * P2 + GR; // per element
 
     /// Index of mode (a along ta, b along tb, m along the normal d) of face direction d.
     KOKKOS_INLINE_FUNCTION static int face_mode(int d, int a, int b, int m) {
@@ -549,8 +548,8 @@ struct Kernels {
       double *U, *R, *Fm, *Gn, *TU, *TN, *Dl, *rec;
     };
     KOKKOS_INLINE_FUNCTION Local local(double* base, int k) const {
-      const bool diffusion = nu > 0.0;
-      double* p = base + k * elem_doubles(diffusion);
+      constexpr bool diffusion = DIFF;
+      double* p = base + k * ED;
       Local l;
       l.U = p;
       l.R = p + P3;
@@ -564,37 +563,33 @@ struct Kernels {
       return l;
     }
 
-    /// Geometry record entry g of element e.
-    KOKKOS_INLINE_FUNCTION double record(int e, int g) const {
-      if (g < 3)
-        return vgeo(e, 0, 3 * g) * vel[0] + vgeo(e, 0, 3 * g + 1) * vel[1] +
-               vgeo(e, 0, 3 * g + 2) * vel[2];
-      if (g == 3) return 1.0 / vgeo(e, 0, 9);
-      if (g < FR) {
-        if (nu == 0.0) return 0.0;
-        const int d = (g - 4) / 3, dp = (g - 4) % 3;
-        return (vgeo(e, 0, 3 * d) * vgeo(e, 0, 3 * dp) +
-                vgeo(e, 0, 3 * d + 1) * vgeo(e, 0, 3 * dp + 1) +
-                vgeo(e, 0, 3 * d + 2) * vgeo(e, 0, 3 * dp + 2)) /
-               vgeo(e, 0, 9);
+    /// Geometry record of element e: group 6 the volume entries, group f < 6 face f's.
+    KOKKOS_INLINE_FUNCTION void record(int e, int group, double* rec) const {
+      if (group == 6) {
+        double A[10];
+        for (int g = 0; g < 10; ++g)
+          A[g] = vgeo(e, 0, g);
+        for (int d = 0; d < 3; ++d)
+          rec[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
+        rec[3] = 1.0 / A[9];
+        if (DIFF)
+          for (int d = 0; d < 3; ++d)
+            for (int dp = 0; dp < 3; ++dp)
+              rec[4 + 3 * d + dp] = (A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] +
+                                     A[3 * d + 2] * A[3 * dp + 2]) /
+                                    A[9];
+        return;
       }
-      const int f = (g - FR) / 8, j = (g - FR) % 8;
-      switch (j) {
-      case 0:
-        return vel[0] * fgeo(e, f, 0, 0) + vel[1] * fgeo(e, f, 0, 1) + vel[2] * fgeo(e, f, 0, 2);
-      case 1:
-        return fgeo(e, f, 0, 3);
-      case 2:
-      case 3:
-      case 4:
-        return nu > 0.0 ? fgeo(e, f, 0, 2 + j) : 0.0;
-      case 5:
-        return nu > 0.0 ? eta * nu * tau(e, f) : 0.0;
-      case 6:
-        return static_cast<double>(ftype(e, f));
-      default:
-        return 0.0;
+      double* fr = rec + FR + 8 * group;
+      fr[0] = vel[0] * fgeo(e, group, 0, 0) + vel[1] * fgeo(e, group, 0, 1) +
+              vel[2] * fgeo(e, group, 0, 2);
+      fr[1] = fgeo(e, group, 0, 3);
+      if (DIFF) {
+        for (int d = 0; d < 3; ++d)
+          fr[2 + d] = fgeo(e, group, 0, 4 + d);
+        fr[5] = eta * nu * tau(e, group);
       }
+      fr[6] = static_cast<double>(ftype(e, group));
     }
 
     /// Modal traces of the states V of the team's nl elements into dst (elem, face, 0..P^2-1,
@@ -602,7 +597,7 @@ struct Kernels {
     KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, double* base, int e0, int nl,
                                      bool from_r, const double* S, const double* E,
                                      const double* dE, const View4& dst) const {
-      const bool diffusion = nu > 0.0;
+      constexpr bool diffusion = DIFF;
       if (!diffusion) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
           const int k = idx / (6 * P2), fab = idx % (6 * P2);
@@ -629,12 +624,13 @@ struct Kernels {
     }
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
-      const bool diffusion = nu > 0.0, lsrk = ep.mode == Epilogue::lsrk;
+      constexpr bool diffusion = DIFF;
+      const bool lsrk = ep.mode == Epilogue::lsrk;
       const int nelem = static_cast<int>(elems.extent(0));
       const int e0 = team.league_rank() * ne;
       const int nl = nelem - e0 < ne ? nelem - e0 : ne;
-      double* S = static_cast<double*>(team.team_scratch(level).get_shmem(
-          sizeof(double) * (shared_doubles() + ne * elem_doubles(diffusion))));
+      double* S = static_cast<double*>(
+          team.team_scratch(level).get_shmem(sizeof(double) * (shared_doubles() + ne * ED)));
       double* K = S + P2;
       double* E = K + P2;
       double* dE = E + 2 * P;
@@ -659,9 +655,9 @@ struct Kernels {
         if (lsrk && !traces_only) l.R[m] = reg(e, m);
       });
       if (!traces_only || diffusion) // the gradients' J^{-1} n
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * GR), [&](int idx) {
-          const int k = idx / GR, g = idx % GR;
-          local(base, k).rec[g] = record(elems(e0 + k), g);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 7), [&](int idx) {
+          const int k = idx / 7;
+          record(elems(e0 + k), idx % 7, local(base, k).rec);
         });
       if (!traces_only) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
@@ -820,32 +816,40 @@ struct Kernels {
   static void modal(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
-    const ElementBlock& b = *a.block;
     const int ne = modal_elems(a.variant);
-    Modal k{b.u,
-            b.reg,
-            b.vgeo,
-            b.ghost,
-            b.fgeo,
-            b.trace,
-            out,
-            b.ftype,
-            b.nbr,
-            b.nbr_face,
-            b.orient,
-            b.tau,
-            a.elems,
-            b.tables,
-            {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
-            a.pde.diffusion.nu,
-            a.pde.diffusion.eta,
-            a.ep,
-            traces_only,
-            ne,
-            0};
-    const bool diffusion = a.pde.diffusion.nu > 0.0;
+    if (a.pde.diffusion.nu > 0.0)
+      launch_modal<true>(a, traces_only, out, ne);
+    else
+      launch_modal<false>(a, traces_only, out, ne);
+  }
+
+  template <bool DIFF>
+  static void launch_modal(const StageArgs& a, bool traces_only, const View4& out, int ne) {
+    const int n = static_cast<int>(a.elems.extent(0));
+    const ElementBlock& b = *a.block;
+    Modal<DIFF> k{b.u,
+                  b.reg,
+                  b.vgeo,
+                  b.ghost,
+                  b.fgeo,
+                  b.trace,
+                  out,
+                  b.ftype,
+                  b.nbr,
+                  b.nbr_face,
+                  b.orient,
+                  b.tau,
+                  a.elems,
+                  b.tables,
+                  {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
+                  a.pde.diffusion.nu,
+                  a.pde.diffusion.eta,
+                  a.ep,
+                  traces_only,
+                  ne,
+                  0};
     const size_t bytes =
-        sizeof(double) * (Modal::shared_doubles() + ne * Modal::elem_doubles(diffusion)) + 256;
+        sizeof(double) * (Modal<DIFF>::shared_doubles() + ne * Modal<DIFF>::ED) + 256;
     // 64 threads per element measured fastest on the H100 with one element per team.
     const int threads = a.variant.team_size > 0 ? a.variant.team_size : (ne == 1 ? 64 : 128);
     const TeamPolicy pol = policy((n + ne - 1) / ne, bytes, k, threads);
