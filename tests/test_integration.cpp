@@ -26,13 +26,15 @@ std::vector<double> symmetric_eigenvalues(std::vector<double> A, int n) {
   for (int sweep = 0; sweep < 100; ++sweep) {
     double off = 0.0, diag = 0.0;
     for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) (i == j ? diag : off) += a(i, j) * a(i, j);
+      for (int j = 0; j < n; ++j)
+        (i == j ? diag : off) += a(i, j) * a(i, j);
     if (off <= 1e-32 * diag) break;
     for (int p = 0; p < n; ++p)
       for (int q = p + 1; q < n; ++q) {
         if (a(p, q) == 0.0) continue;
         const double theta = (a(q, q) - a(p, p)) / (2.0 * a(p, q));
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double t =
+            (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
         const double c = 1.0 / std::sqrt(t * t + 1), s = t * c;
         for (int k = 0; k < n; ++k) { // columns p, q
           const double akp = a(k, p), akq = a(k, q);
@@ -47,7 +49,8 @@ std::vector<double> symmetric_eigenvalues(std::vector<double> A, int n) {
       }
   }
   std::vector<double> ev(n);
-  for (int i = 0; i < n; ++i) ev[i] = a(i, i);
+  for (int i = 0; i < n; ++i)
+    ev[i] = a(i, i);
   std::sort(ev.begin(), ev.end());
   return ev;
 }
@@ -272,6 +275,72 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
               err = std::max(err, std::fabs(K[k] - ref[e][k]));
           }
           INFO(form_name(form) << " p = " << p << " variant " << v.name() << " field " << field);
+          CHECK(err <= 1e-12 * scale);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("sum-factorised quadrature assembly matches the naive host reference, p = 1..5",
+          "[unit][integration]") {
+  Coefficients c;
+  c.kappa0 = 1.3;
+  c.kappa_amp = 0.5;
+  c.lambda = 2.0;
+  c.mu = 0.7;
+  c.velocity[0] = 1.0;
+  c.velocity[1] = -0.5;
+  c.velocity[2] = 0.25;
+  c.nu = 0.03;
+  // {stored, scratch, ept, sumfact, j_group}: metric stored / recomputed, 4-element teams with a
+  // partial last team, and j3 groups of 2 and 3 (partial last group when P is not a multiple),
+  // which is how team scratch is split on a GPU at high p.
+  const std::vector<Variant> variants = {{true, true, 1, true, 0},  {false, true, 1, true, 0},
+                                         {true, true, 4, true, 0},  {true, true, 1, true, 2},
+                                         {false, true, 4, true, 3}, {true, true, 3, true, 1}};
+  for (int p = 1; p <= 5; ++p) {
+    // Warped, perturbed, shuffled: non-affine hexes of different shapes (6 elements up to
+    // p = 3, 2 above to keep the O(n^2 Q^3) host reference fast).
+    const TestMesh tm = make_mesh(p <= 3 ? "-nx 3 -ny 2 -nz 1 -warp 0.1 -perturb 0.1 -shuffle 3"
+                                         : "-nx 2 -ny 1 -nz 1 -warp 0.1 -perturb 0.1 -shuffle 1",
+                                  p);
+    const Geometry geo = geometry_of(tm.block);
+    REQUIRE(!geo.affine);
+    const QuadTables t = make_quad_tables(p, tm.block.Q);
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<double> U(0.5, 2.0);
+    Coefficients cf = c;
+    cf.kappa_field = View2("kappa", geo.nelem, t.Q3);
+    auto hk = Kokkos::create_mirror_view(cf.kappa_field);
+    for (int e = 0; e < geo.nelem; ++e)
+      for (int q = 0; q < t.Q3; ++q)
+        hk(e, q) = U(rng);
+    Kokkos::deep_copy(cf.kappa_field, hk);
+    for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
+      for (int field = 0; field < (form == Form::laplacian ? 2 : 1); ++field) {
+        const Coefficients& cc = field ? cf : c;
+        std::vector<std::vector<double>> ref;
+        for (int e = 0; e < geo.nelem; ++e) {
+          std::vector<double> kf;
+          if (field)
+            for (int q = 0; q < t.Q3; ++q)
+              kf.push_back(hk(e, q));
+          ref.push_back(reference_matrix(form, cc, tm.mesh, e, p, kf));
+        }
+        for (const Variant& v : variants) {
+          View3 out;
+          integrate(form, cc, geo, t, v, out);
+          auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+          double err = 0.0, scale = 0.0;
+          for (int e = 0; e < geo.nelem; ++e) {
+            const auto K = element_of(h, e);
+            scale = std::max(scale, max_abs(ref[e]));
+            for (size_t k = 0; k < K.size(); ++k)
+              err = std::max(err, std::fabs(K[k] - ref[e][k]));
+          }
+          INFO(form_name(form) << " p = " << p << " variant " << v.name() << " field " << field
+                               << ": max error " << err << ", max |K| " << scale);
           CHECK(err <= 1e-12 * scale);
         }
       }
