@@ -41,15 +41,15 @@ namespace {
 /// range of them, and the entries are sorted by (x, y) group.
 struct Groups {
   int nb = 0, ng12 = 0, ng1 = 0;
-  int comp[12];       // entries, sorted by (x, y) group
-  int cls3[12];       // z pair of comp[k]
-  int comp_start[13]; // (x, y) group g: comp[comp_start[g] .. comp_start[g + 1])
-  int cls2[12];       // y pair of (x, y) group g
-  int g1_start[5];    // x group h: (x, y) groups g1_start[h] .. g1_start[h + 1] - 1
-  int cls1[4];        // x pair of x group h
+  int comp[12] = {};       // entries, sorted by (x, y) group
+  int cls3[12] = {};       // z pair of comp[k]
+  int comp_start[13] = {}; // (x, y) group g: comp[comp_start[g] .. comp_start[g + 1])
+  int cls2[12] = {};       // y pair of (x, y) group g
+  int g1_start[5] = {};    // x group h: (x, y) groups g1_start[h] .. g1_start[h + 1] - 1
+  int cls1[4] = {};        // x pair of x group h
 };
 
-Groups make_groups(Form f) {
+constexpr Groups make_groups(Form f) {
   Groups G;
   G.nb = block_size(f);
   auto cls = [f](int c, int x) {
@@ -124,26 +124,44 @@ Plan make_plan(const Groups& g, int P, int Q, int ept, int j_group) {
   return pl;
 }
 
-template <Form F>
+/// The kernel, one team per `ept` elements. TP > 0: P = TP and Q = TP + 1 at compile time (the
+/// solver's rule, p = 1..7), so the loops over points and the index arithmetic by P, P^2, Q, Q^2
+/// are resolved by the compiler; TP = 0: P and Q at run time (any other order or rule).
+template <Form F, int TP>
 struct SumfactKernel {
   static constexpr int nc = ncomp(F), nb = block_size(F);
+  static constexpr int NG12 = make_groups(F).ng12, NG1 = make_groups(F).ng1;
   PointCoefficients<F> coefficient;
   View3 X, out; // X (4, Q, P^2); out (elem, N, N)
   Groups g;
-  int P, Q, n, ept, J, nelem, level_c, level_t;
+  int P_, Q_, n, ept, J, nelem, level_c, level_t;
+
+  KOKKOS_INLINE_FUNCTION int P() const {
+    if constexpr (TP > 0)
+      return TP;
+    else
+      return P_;
+  }
+  KOKKOS_INLINE_FUNCTION int Q() const {
+    if constexpr (TP > 0)
+      return TP + 1;
+    else
+      return Q_;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
-    const int P2 = P * P, Q2 = Q * Q, Q3 = Q2 * Q;
+    const int P = this->P(), Q = this->Q(), P2 = P * P, Q2 = Q * Q, Q3 = Q2 * Q;
     const int e0 = team.league_rank() * ept;
     const int ne = nelem - e0 < ept ? nelem - e0 : ept;
-    const int t1size = g.ng12 * Q2, tsize = t1size + g.ng1 * Q * P2; // per (element, jj)
+    const int t1size = NG12 * Q2, tsize = t1size + NG1 * Q * P2; // per (element, jj)
+    const double* Xd = X.data();                                 // (k, a, i P + j)
     double* Cs = static_cast<double*>(
         team.team_scratch(level_c).get_shmem(sizeof(double) * size_t(ept) * nb * Q3));
     double* Ts = static_cast<double*>(
         team.team_scratch(level_t).get_shmem(sizeof(double) * size_t(ept) * J * tsize));
     for (int a = 0; a < nc; ++a)
       for (int b = 0; b < nc; ++b) {
-        // C: block (a, b) of C_q at every point of the team's elements.
+        // C: block (a, b) of C_q at every point of the team's elements, (le, c, q).
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne * Q3), [&](int idx) {
           const int le = idx / Q3, q = idx - le * Q3;
           double C[nb];
@@ -155,74 +173,67 @@ struct SumfactKernel {
         for (int i3 = 0; i3 < P; ++i3)
           for (int j30 = 0; j30 < P; j30 += J) {
             const int nj = P - j30 < J ? P - j30 : J;
-            // s1: contract q3. Threads over (le, jj, g12, q2 q1): C read with q1 fastest.
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne * nj * g.ng12 * Q2),
-                                 [&](int idx) {
-                                   const int q12 = idx % Q2;
-                                   int rest = idx / Q2;
-                                   const int g12 = rest % g.ng12;
-                                   rest /= g.ng12;
-                                   const int jj = rest % nj, le = rest / nj;
-                                   const int ij3 = i3 * P + j30 + jj;
-                                   double s = 0.0;
-                                   for (int k = g.comp_start[g12]; k < g.comp_start[g12 + 1]; ++k) {
-                                     const double* c = Cs + size_t(le * nb + g.comp[k]) * Q3 + q12;
-                                     const int cl = g.cls3[k];
-                                     for (int q3 = 0; q3 < Q; ++q3)
-                                       s += X(cl, q3, ij3) * c[q3 * Q2];
-                                   }
-                                   Ts[size_t(le * J + jj) * tsize + g12 * Q2 + q12] = s;
-                                 });
+            // s1: contract q3. Threads over (le, jj, g12, q2 q1): C read with q1 fastest, X the
+            // same for all threads of a group (broadcast).
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne * nj * NG12 * Q2), [&](int idx) {
+              const int q12 = idx % Q2, g12 = (idx / Q2) % NG12, r = idx / (Q2 * NG12);
+              const int le = r / nj, jj = r - le * nj;
+              const double* x = Xd + i3 * P + j30 + jj;
+              double s = 0.0;
+              for (int k = g.comp_start[g12]; k < g.comp_start[g12 + 1]; ++k) {
+                const double* c = Cs + size_t(le * nb + g.comp[k]) * Q3 + q12;
+                const double* xk = x + g.cls3[k] * Q * P2;
+                for (int q3 = 0; q3 < Q; ++q3)
+                  s += xk[q3 * P2] * c[q3 * Q2];
+              }
+              Ts[size_t(le * J + jj) * tsize + g12 * Q2 + q12] = s;
+            });
             team.team_barrier();
             // s2: contract q2. Threads over (le, jj, g1, q1, i2 j2): X read with j2 fastest,
             // T1 the same for a run of P^2 threads (broadcast).
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne * nj * g.ng1 * Q * P2),
-                                 [&](int idx) {
-                                   const int ij2 = idx % P2;
-                                   int rest = idx / P2;
-                                   const int q1 = rest % Q;
-                                   rest /= Q;
-                                   const int h = rest % g.ng1;
-                                   rest /= g.ng1;
-                                   const int jj = rest % nj, le = rest / nj;
-                                   double* T = Ts + size_t(le * J + jj) * tsize;
-                                   double s = 0.0;
-                                   for (int k = g.g1_start[h]; k < g.g1_start[h + 1]; ++k) {
-                                     const int cl = g.cls2[k];
-                                     for (int q2 = 0; q2 < Q; ++q2)
-                                       s += X(cl, q2, ij2) * T[k * Q2 + q2 * Q + q1];
-                                   }
-                                   T[t1size + (h * Q + q1) * P2 + ij2] = s;
-                                 });
+            Kokkos::parallel_for(
+                Kokkos::TeamThreadRange(team, ne * nj * NG1 * Q * P2), [&](int idx) {
+                  const int ij2 = idx % P2, q1 = (idx / P2) % Q, h = (idx / (P2 * Q)) % NG1;
+                  const int r = idx / (P2 * Q * NG1), le = r / nj, jj = r - le * nj;
+                  double* T = Ts + size_t(le * J + jj) * tsize;
+                  double s = 0.0;
+                  for (int k = g.g1_start[h]; k < g.g1_start[h + 1]; ++k) {
+                    const double* xk = Xd + g.cls2[k] * Q * P2 + ij2;
+                    for (int q2 = 0; q2 < Q; ++q2)
+                      s += xk[q2 * P2] * T[k * Q2 + q2 * Q + q1];
+                  }
+                  T[t1size + (h * Q + q1) * P2 + ij2] = s;
+                });
             team.team_barrier();
-            // s3: contract q1 and write. Threads over (le, i2 i1, jj j2 j1): consecutive threads,
-            // consecutive columns of one row (a run of nj P^2 doubles). No barrier after it: the
-            // next s1 writes only T1, whose last reader (s2) is behind the barrier above.
-            const int W = nj * P2;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne * P2 * W), [&](int idx) {
-              const int jl = idx % W;
-              const int rest = idx / W;
-              const int i12 = rest % P2, le = rest / P2;
-              const int j1 = jl % P, j2 = (jl / P) % P, jj = jl / P2;
-              const int i1 = i12 % P, i2 = i12 / P;
+            // s3: contract q1 and write. Threads over (le, i2 i1, jj, j2 j1): consecutive
+            // threads, consecutive columns of one row (a run of nj P^2 doubles). No barrier
+            // after it: the next s1 writes only T1, whose last reader (s2) is behind the barrier
+            // above.
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne * P2 * nj * P2), [&](int idx) {
+              const int j12 = idx % P2, r = idx / P2;
+              const int r2 = r / nj, jj = r - r2 * nj;
+              const int i12 = r2 % P2, le = r2 / P2;
+              const int j1 = j12 % P, j2 = j12 / P, i1 = i12 % P, i2 = i12 / P;
               const double* T = Ts + size_t(le * J + jj) * tsize + t1size + i2 * P + j2;
+              const double* x = Xd + i1 * P + j1;
               double s = 0.0;
-              for (int h = 0; h < g.ng1; ++h) {
-                const int cl = g.cls1[h];
+              for (int h = 0; h < NG1; ++h) {
+                const double* xk = x + g.cls1[h] * Q * P2;
+                const double* Th = T + h * Q * P2;
                 for (int q1 = 0; q1 < Q; ++q1)
-                  s += X(cl, q1, i1 * P + j1) * T[(h * Q + q1) * P2];
+                  s += xk[q1 * P2] * Th[q1 * P2];
               }
-              out(e0 + le, a * n + i12 + P2 * i3, b * n + P2 * j30 + jl) = s;
+              out(e0 + le, a * n + i12 + P2 * i3, b * n + P2 * (j30 + jj) + j12) = s;
             });
           }
       }
   }
 };
 
-template <Form F>
+template <Form F, int TP>
 void launch(const Coefficients& coef, const Geometry& geo, const QuadTables& t, const Variant& v,
             const View3& out) {
-  using K = SumfactKernel<F>;
+  using K = SumfactKernel<F, TP>;
   const Groups g = make_groups(F);
   const int ept = v.elems_per_team, P = t.P, Q = t.Q;
   const Plan pl = make_plan(g, P, Q, ept, v.j_group);
@@ -256,6 +267,30 @@ void launch(const Coefficients& coef, const Geometry& geo, const QuadTables& t, 
   Kokkos::parallel_for("dg::integration::sumfact", policy, k);
 }
 
+/// Compile-time order for the solver's rule Q = P + 1 at p = 1..7, run-time otherwise.
+template <Form F>
+void launch_form(const Coefficients& coef, const Geometry& geo, const QuadTables& t,
+                 const Variant& v, const View3& out) {
+  switch (t.Q == t.P + 1 ? t.P : 0) {
+  case 2:
+    return launch<F, 2>(coef, geo, t, v, out);
+  case 3:
+    return launch<F, 3>(coef, geo, t, v, out);
+  case 4:
+    return launch<F, 4>(coef, geo, t, v, out);
+  case 5:
+    return launch<F, 5>(coef, geo, t, v, out);
+  case 6:
+    return launch<F, 6>(coef, geo, t, v, out);
+  case 7:
+    return launch<F, 7>(coef, geo, t, v, out);
+  case 8:
+    return launch<F, 8>(coef, geo, t, v, out);
+  default:
+    return launch<F, 0>(coef, geo, t, v, out);
+  }
+}
+
 } // namespace
 
 void integrate_sumfact(Form form, const Coefficients& coef, const Geometry& geo,
@@ -271,16 +306,16 @@ void integrate_sumfact(Form form, const Coefficients& coef, const Geometry& geo,
   if (geo.nelem == 0) return;
   switch (form) {
   case Form::mass:
-    launch<Form::mass>(coef, geo, t, v, out);
+    launch_form<Form::mass>(coef, geo, t, v, out);
     break;
   case Form::laplacian:
-    launch<Form::laplacian>(coef, geo, t, v, out);
+    launch_form<Form::laplacian>(coef, geo, t, v, out);
     break;
   case Form::elasticity:
-    launch<Form::elasticity>(coef, geo, t, v, out);
+    launch_form<Form::elasticity>(coef, geo, t, v, out);
     break;
   case Form::advection_diffusion:
-    launch<Form::advection_diffusion>(coef, geo, t, v, out);
+    launch_form<Form::advection_diffusion>(coef, geo, t, v, out);
     break;
   }
 }
