@@ -293,12 +293,13 @@ TEST_CASE("sum-factorised quadrature assembly matches the naive host reference, 
   c.velocity[1] = -0.5;
   c.velocity[2] = 0.25;
   c.nu = 0.03;
-  // {stored, scratch, ept, sumfact, j_group}: metric stored / recomputed, 4-element teams with a
-  // partial last team, and j3 groups of 2 and 3 (partial last group when P is not a multiple),
-  // which is how team scratch is split on a GPU at high p.
-  const std::vector<Variant> variants = {{true, true, 1, true, 0},  {false, true, 1, true, 0},
-                                         {true, true, 4, true, 0},  {true, true, 1, true, 2},
-                                         {false, true, 4, true, 3}, {true, true, 3, true, 1}};
+  // {stored, scratch, ept, sumfact, j3_per_pass, i3_per_team}: metric stored / recomputed,
+  // 4-element teams with a partial last team, j3 passes of 2 and 3 and i3 slabs of 2 per team
+  // (partial last ones when P is not a multiple), which is how a GPU splits the work at high p.
+  const std::vector<Variant> variants = {{true, true, 1, true, 0, 0},  {false, true, 1, true, 0, 0},
+                                         {true, true, 4, true, 0, 0},  {true, true, 1, true, 2, 0},
+                                         {false, true, 4, true, 3, 2}, {true, true, 3, true, 1, 1},
+                                         {true, true, 1, true, 0, 2}};
   for (int p = 1; p <= 5; ++p) {
     // Warped, perturbed, shuffled: non-affine hexes of different shapes (6 elements up to
     // p = 3, 2 above to keep the O(n^2 Q^3) host reference fast).
@@ -369,7 +370,8 @@ TEST_CASE("sum-factorised assembly equals the naive quadrature kernel for anothe
       View3 ref;
       integrate(form, c, geo, t, Variant{}, ref);
       auto hr = Kokkos::create_mirror_view_and_copy(HostSpace(), ref);
-      for (const Variant& v : {Variant{true, true, 1, true, 0}, Variant{false, true, 4, true, 2}}) {
+      for (const Variant& v :
+           {Variant{true, true, 1, true, 0, 0}, Variant{false, true, 4, true, 2, 3}}) {
         View3 out;
         integrate(form, c, geo, t, v, out);
         auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);

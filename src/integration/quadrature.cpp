@@ -42,7 +42,8 @@ std::string Variant::name() const {
   const char* coefficients = sumfact ? "sumfact" : (scratch ? "scratch" : "registers");
   os << (stored_metric ? "stored" : "recomputed") << "/" << coefficients << "/ept"
      << elems_per_team;
-  if (sumfact && j_group > 0) os << "/j" << j_group;
+  if (sumfact && j3_per_pass > 0) os << "/j" << j3_per_pass;
+  if (sumfact && i3_per_team > 0) os << "/i" << i3_per_team;
   return os.str();
 }
 

@@ -94,15 +94,15 @@ struct Plan {
   size_t bytes_c = 0, bytes_t = 0;
 };
 
-Plan make_plan(const Groups& g, int P, int Q, int ept, int j_group) {
+Plan make_plan(const Groups& g, int P, int Q, int ept, int j3_per_pass) {
   const size_t max0 = TeamPolicy::scratch_size_max(0);
   const size_t c = sizeof(double) * ept * g.nb * Q * Q * Q + 64;
   auto t = [&](int J) {
     return sizeof(double) * ept * J * (g.ng12 * Q * Q + g.ng1 * Q * P * P) + 64;
   };
   Plan pl;
-  if (j_group > 0) {
-    pl.J = std::min(j_group, P);
+  if (j3_per_pass > 0) {
+    pl.J = std::min(j3_per_pass, P);
   } else {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // C on chip if it fits beside a group of j3 wide enough for 32-double (256-byte) row runs;
@@ -135,6 +135,7 @@ struct SumfactKernel {
   View3 X, out; // X (4, Q, P^2); out (elem, N, N)
   Groups g;
   int P_, Q_, n, ept, J, nelem, level_c, level_t;
+  int I3, nsplit; // i3 per team, teams per element group
 
   KOKKOS_INLINE_FUNCTION int P() const {
     if constexpr (TP > 0)
@@ -151,7 +152,9 @@ struct SumfactKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
     const int P = this->P(), Q = this->Q(), P2 = P * P, Q2 = Q * Q, Q3 = Q2 * Q;
-    const int e0 = team.league_rank() * ept;
+    const int e0 = (team.league_rank() / nsplit) * ept;
+    const int i3_begin = (team.league_rank() % nsplit) * I3;
+    const int i3_end = i3_begin + I3 < P ? i3_begin + I3 : P;
     const int ne = nelem - e0 < ept ? nelem - e0 : ept;
     const int t1size = NG12 * Q2, tsize = t1size + NG1 * Q * P2; // per (element, jj)
     const double* Xd = X.data();                                 // (k, a, i P + j)
@@ -170,7 +173,7 @@ struct SumfactKernel {
             Cs[(le * nb + c) * Q3 + q] = C[c];
         });
         team.team_barrier();
-        for (int i3 = 0; i3 < P; ++i3)
+        for (int i3 = i3_begin; i3 < i3_end; ++i3)
           for (int j30 = 0; j30 < P; j30 += J) {
             const int nj = P - j30 < J ? P - j30 : J;
             // s1: contract q3. Threads over (le, jj, g12, q2 q1): C read with q1 fastest, X the
@@ -236,8 +239,21 @@ void launch(const Coefficients& coef, const Geometry& geo, const QuadTables& t, 
   using K = SumfactKernel<F, TP>;
   const Groups g = make_groups(F);
   const int ept = v.elems_per_team, P = t.P, Q = t.Q;
-  const Plan pl = make_plan(g, P, Q, ept, v.j_group);
-  const int nteams = (geo.nelem + ept - 1) / ept;
+  const Plan pl = make_plan(g, P, Q, ept, v.j3_per_pass);
+  const int ngroups = (geo.nelem + ept - 1) / ept;
+  int I3 = P;
+  if (v.i3_per_team > 0) {
+    I3 = std::min(v.i3_per_team, P);
+  } else {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    // Few elements (high p): split an element's i3 slabs over teams until there are ~4096
+    // teams (a few waves on an H100); each team then recomputes C_q (Q^3 points, cheap next to
+    // its P^4 Q-per-slab contractions).
+    const int want = std::min(P, (4096 + ngroups - 1) / ngroups);
+    I3 = (P + want - 1) / want;
+#endif
+  }
+  const int nsplit = (P + I3 - 1) / I3, nteams = ngroups * nsplit;
   K k{point_coefficients<F>(coef, geo, t, v.stored_metric),
       t.X,
       out,
@@ -249,7 +265,9 @@ void launch(const Coefficients& coef, const Geometry& geo, const QuadTables& t, 
       pl.J,
       geo.nelem,
       pl.level_c,
-      pl.level_t};
+      pl.level_t,
+      I3,
+      nsplit};
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
   // Enough threads for the widest stage (s3: ept P^4 J entries), 64 to 256.
   const int work = ept * P * P * P * P * pl.J;

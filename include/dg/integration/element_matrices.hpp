@@ -59,9 +59,11 @@ struct Variant {
   /// direction at a time, O(P^2 Q^3 + P^4 Q^2 + P^6 Q) per coefficient entry instead of
   /// O(P^6 Q^3); `scratch` is then ignored.
   bool sumfact = false;
-  /// sumfact: values of j3 per pass of the last two stages (0: as many as team scratch holds;
-  /// the tests force partial groups).
-  int j_group = 0;
+  /// sumfact work split (0: automatic; the tests force partial groups): values of j3 per pass
+  /// of the last two stages (as many as team scratch holds), and values of i3 (slabs of P^2
+  /// rows) per team (host: all P; GPU: fewer when there are too few elements to fill it).
+  int j3_per_pass = 0;
+  int i3_per_team = 0;
   std::string name() const;
 };
 
