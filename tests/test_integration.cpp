@@ -215,6 +215,19 @@ std::vector<std::vector<double>> rigid_modes(const mesh::HexMesh& msh, int e, in
   return modes;
 }
 
+/// Every element of g is genuinely non-affine: |J| differs between its first and last Gauss
+/// point. (The box generator warps and perturbs interior vertices only, so a box one element
+/// thick, -nz 1, is made of axis-aligned bricks whatever -warp says; "curved" blocks are flagged
+/// non-affine regardless.)
+bool all_non_affine(const Geometry& g) {
+  auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), g.vgeo);
+  const int last = static_cast<int>(h.extent(1)) - 1;
+  for (int e = 0; e < g.nelem; ++e)
+    if (last < 1 || std::fabs(h(e, 0, 9) - h(e, last, 9)) <= 1e-6 * std::fabs(h(e, 0, 9)))
+      return false;
+  return true;
+}
+
 /// NaN (an entry never written) counts as an infinite error (std::max would drop it).
 double finite_or_inf(double d) {
   return std::isfinite(d) ? d : std::numeric_limits<double>::infinity();
@@ -248,10 +261,11 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
         variants.push_back(Variant{stored, scratch, ept});
 
   for (int p = 1; p <= 3; ++p) {
-    // 6 elements: the 4-element teams see a partial group too.
-    const TestMesh tm = make_mesh("-nx 3 -ny 2 -nz 1 -warp 0.1 -perturb 0.1 -shuffle 3", p);
+    // 8 elements, each with the warped, perturbed centre vertex (non-affine); ept 4 teams.
+    const TestMesh tm = make_mesh("-nx 2 -ny 2 -nz 2 -warp 0.15 -perturb 0.1 -shuffle 3", p);
     const Geometry geo = geometry_of(tm.block);
     REQUIRE(!geo.affine);
+    REQUIRE(all_non_affine(geo));
     const QuadTables t = make_quad_tables(p, tm.block.Q);
     // A per-point coefficient field for one Laplacian run.
     std::mt19937 rng(7);
@@ -315,13 +329,12 @@ TEST_CASE("sum-factorised quadrature assembly matches the naive host reference, 
                                          {false, true, 4, true, 3, 2}, {true, true, 3, true, 1, 1},
                                          {true, true, 1, true, 0, 2}};
   for (int p = 1; p <= 5; ++p) {
-    // Warped, perturbed, shuffled: non-affine hexes of different shapes (6 elements up to
-    // p = 3, 2 above to keep the O(n^2 Q^3) host reference fast).
-    const TestMesh tm = make_mesh(p <= 3 ? "-nx 3 -ny 2 -nz 1 -warp 0.1 -perturb 0.1 -shuffle 3"
-                                         : "-nx 2 -ny 1 -nz 1 -warp 0.1 -perturb 0.1 -shuffle 1",
-                                  p);
+    // 8 warped, perturbed, shuffled hexes, each with the moved centre vertex (non-affine);
+    // the O(n^2 Q^3) host reference on all of them up to p = 3, on the first 3 above.
+    const TestMesh tm = make_mesh("-nx 2 -ny 2 -nz 2 -warp 0.15 -perturb 0.1 -shuffle 3", p);
     const Geometry geo = geometry_of(tm.block);
-    REQUIRE(!geo.affine);
+    REQUIRE(all_non_affine(geo));
+    const int nref = p <= 3 ? geo.nelem : 3;
     const QuadTables t = make_quad_tables(p, tm.block.Q);
     std::mt19937 rng(13);
     std::uniform_real_distribution<double> U(0.5, 2.0);
@@ -336,7 +349,7 @@ TEST_CASE("sum-factorised quadrature assembly matches the naive host reference, 
       for (int field = 0; field < (form == Form::laplacian ? 2 : 1); ++field) {
         const Coefficients& cc = field ? cf : c;
         std::vector<std::vector<double>> ref;
-        for (int e = 0; e < geo.nelem; ++e) {
+        for (int e = 0; e < nref; ++e) {
           std::vector<double> kf;
           if (field)
             for (int q = 0; q < t.Q3; ++q)
@@ -348,7 +361,7 @@ TEST_CASE("sum-factorised quadrature assembly matches the naive host reference, 
           integrate(form, cc, geo, t, v, out);
           auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
           double err = 0.0, scale = 0.0;
-          for (int e = 0; e < geo.nelem; ++e) {
+          for (int e = 0; e < nref; ++e) {
             const auto K = element_of(h, e);
             scale = std::max(scale, max_abs(ref[e]));
             for (size_t k = 0; k < K.size(); ++k)
@@ -376,9 +389,10 @@ TEST_CASE("sum-factorised assembly equals the naive quadrature kernel for anothe
   c.velocity[2] = -0.7;
   c.nu = 0.05;
   for (int p = 1; p <= 3; ++p) {
-    const TestMesh tm = make_mesh("-nx 3 -ny 2 -nz 1 -warp 0.1 -perturb 0.1 -shuffle 3", p);
+    const TestMesh tm = make_mesh("-nx 2 -ny 2 -nz 2 -warp 0.15 -perturb 0.1 -shuffle 3", p);
     const int q = p + 3;
     const Geometry geo = make_geometry(tm.block.verts, q);
+    REQUIRE(all_non_affine(geo));
     const QuadTables t = make_quad_tables(p, q);
     for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
       View3 ref;
@@ -398,6 +412,41 @@ TEST_CASE("sum-factorised assembly equals the naive quadrature kernel for anothe
                              << ": max error " << err << ", max |K| " << scale);
         CHECK(err <= 1e-12 * scale);
       }
+    }
+  }
+}
+
+TEST_CASE("sum-factorised assembly equals the naive quadrature kernel at p = 6, 7",
+          "[unit][integration]") {
+  // The compile-time kernels of the highest orders (P = 7, 8) on two warped elements, against the
+  // naive kernel (O(n^2 Q^3): mass only at p = 7, mass and kappa(x) Laplacian at p = 6).
+  Coefficients c;
+  c.kappa_amp = 0.5;
+  for (int p = 6; p <= 7; ++p) {
+    // Two of the 8 non-affine hexes of a 2^3 box (the naive kernel is O(n^2 Q^3)).
+    const TestMesh tm = make_mesh("-nx 2 -ny 2 -nz 2 -warp 0.15 -perturb 0.1 -shuffle 1", p);
+    View3 verts("verts", 2, 8, 3);
+    Kokkos::deep_copy(
+        verts, Kokkos::subview(tm.block.verts, std::make_pair(0, 2), Kokkos::ALL, Kokkos::ALL));
+    const Geometry geo = make_geometry(verts, tm.block.Q);
+    REQUIRE(all_non_affine(geo));
+    const QuadTables t = make_quad_tables(p, tm.block.Q);
+    for (Form form : {Form::mass, Form::laplacian}) {
+      if (form == Form::laplacian && p > 6) continue;
+      View3 ref;
+      integrate(form, c, geo, t, Variant{}, ref);
+      auto hr = Kokkos::create_mirror_view_and_copy(HostSpace(), ref);
+      const Variant v{true, true, 1, true, 3, 0};
+      View3 out = poisoned(geo.nelem, components(form) * t.n);
+      integrate(form, c, geo, t, v, out);
+      auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+      double err = 0.0, scale = 0.0;
+      for (size_t k = 0; k < h.size(); ++k) {
+        err = std::max(err, finite_or_inf(std::fabs(h.data()[k] - hr.data()[k])));
+        scale = std::max(scale, std::fabs(hr.data()[k]));
+      }
+      INFO(form_name(form) << " p = " << p << ": max error " << err << ", max |K| " << scale);
+      CHECK(err <= 1e-12 * scale);
     }
   }
 }
