@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -26,13 +27,15 @@ std::vector<double> symmetric_eigenvalues(std::vector<double> A, int n) {
   for (int sweep = 0; sweep < 100; ++sweep) {
     double off = 0.0, diag = 0.0;
     for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) (i == j ? diag : off) += a(i, j) * a(i, j);
+      for (int j = 0; j < n; ++j)
+        (i == j ? diag : off) += a(i, j) * a(i, j);
     if (off <= 1e-32 * diag) break;
     for (int p = 0; p < n; ++p)
       for (int q = p + 1; q < n; ++q) {
         if (a(p, q) == 0.0) continue;
         const double theta = (a(q, q) - a(p, p)) / (2.0 * a(p, q));
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double t =
+            (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
         const double c = 1.0 / std::sqrt(t * t + 1), s = t * c;
         for (int k = 0; k < n; ++k) { // columns p, q
           const double akp = a(k, p), akq = a(k, q);
@@ -47,7 +50,8 @@ std::vector<double> symmetric_eigenvalues(std::vector<double> A, int n) {
       }
   }
   std::vector<double> ev(n);
-  for (int i = 0; i < n; ++i) ev[i] = a(i, i);
+  for (int i = 0; i < n; ++i)
+    ev[i] = a(i, i);
   std::sort(ev.begin(), ev.end());
   return ev;
 }
@@ -211,6 +215,32 @@ std::vector<std::vector<double>> rigid_modes(const mesh::HexMesh& msh, int e, in
   return modes;
 }
 
+/// Every element of g is genuinely non-affine: |J| differs between its first and last Gauss
+/// point. (The box generator warps and perturbs interior vertices only, so a box one element
+/// thick, -nz 1, is made of axis-aligned bricks whatever -warp says; "curved" blocks are flagged
+/// non-affine regardless.)
+bool all_non_affine(const Geometry& g) {
+  auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), g.vgeo);
+  const int last = static_cast<int>(h.extent(1)) - 1;
+  for (int e = 0; e < g.nelem; ++e)
+    if (last < 1 || std::fabs(h(e, 0, 9) - h(e, last, 9)) <= 1e-6 * std::fabs(h(e, 0, 9)))
+      return false;
+  return true;
+}
+
+/// NaN (an entry never written) counts as an infinite error (std::max would drop it).
+double finite_or_inf(double d) {
+  return std::isfinite(d) ? d : std::numeric_limits<double>::infinity();
+}
+
+/// An (elem, N, N) batch filled with NaN: a kernel that skips an entry cannot pass a test on
+/// stale memory of an earlier run.
+View3 poisoned(int nelem, int N) {
+  View3 v("poisoned", nelem, N, N);
+  Kokkos::deep_copy(v, std::numeric_limits<double>::quiet_NaN());
+  return v;
+}
+
 } // namespace
 
 TEST_CASE("quadrature element matrices match a naive host reference in every variant",
@@ -231,10 +261,11 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
         variants.push_back(Variant{stored, scratch, ept});
 
   for (int p = 1; p <= 3; ++p) {
-    // 6 elements: the 4-element teams see a partial group too.
-    const TestMesh tm = make_mesh("-nx 3 -ny 2 -nz 1 -warp 0.1 -perturb 0.1 -shuffle 3", p);
+    // 8 elements, each with the warped, perturbed centre vertex (non-affine); ept 4 teams.
+    const TestMesh tm = make_mesh("-nx 2 -ny 2 -nz 2 -warp 0.15 -perturb 0.1 -shuffle 3", p);
     const Geometry geo = geometry_of(tm.block);
     REQUIRE(!geo.affine);
+    REQUIRE(all_non_affine(geo));
     const QuadTables t = make_quad_tables(p, tm.block.Q);
     // A per-point coefficient field for one Laplacian run.
     std::mt19937 rng(7);
@@ -275,6 +306,147 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
           CHECK(err <= 1e-12 * scale);
         }
       }
+    }
+  }
+}
+
+TEST_CASE("sum-factorised quadrature assembly matches the naive host reference, p = 1..5",
+          "[unit][integration]") {
+  Coefficients c;
+  c.kappa0 = 1.3;
+  c.kappa_amp = 0.5;
+  c.lambda = 2.0;
+  c.mu = 0.7;
+  c.velocity[0] = 1.0;
+  c.velocity[1] = -0.5;
+  c.velocity[2] = 0.25;
+  c.nu = 0.03;
+  // {stored, scratch, ept, sumfact, j3_per_pass, i3_per_team}: metric stored / recomputed,
+  // 4-element teams with a partial last team, j3 passes of 2 and 3 and i3 slabs of 2 per team
+  // (partial last ones when P is not a multiple), which is how a GPU splits the work at high p.
+  const std::vector<Variant> variants = {{true, true, 1, true, 0, 0},  {false, true, 1, true, 0, 0},
+                                         {true, true, 4, true, 0, 0},  {true, true, 1, true, 2, 0},
+                                         {false, true, 4, true, 3, 2}, {true, true, 3, true, 1, 1},
+                                         {true, true, 1, true, 0, 2}};
+  for (int p = 1; p <= 5; ++p) {
+    // 8 warped, perturbed, shuffled hexes, each with the moved centre vertex (non-affine);
+    // the O(n^2 Q^3) host reference on all of them up to p = 3, on the first 3 above.
+    const TestMesh tm = make_mesh("-nx 2 -ny 2 -nz 2 -warp 0.15 -perturb 0.1 -shuffle 3", p);
+    const Geometry geo = geometry_of(tm.block);
+    REQUIRE(all_non_affine(geo));
+    const int nref = p <= 3 ? geo.nelem : 3;
+    const QuadTables t = make_quad_tables(p, tm.block.Q);
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<double> U(0.5, 2.0);
+    Coefficients cf = c;
+    cf.kappa_field = View2("kappa", geo.nelem, t.Q3);
+    auto hk = Kokkos::create_mirror_view(cf.kappa_field);
+    for (int e = 0; e < geo.nelem; ++e)
+      for (int q = 0; q < t.Q3; ++q)
+        hk(e, q) = U(rng);
+    Kokkos::deep_copy(cf.kappa_field, hk);
+    for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
+      for (int field = 0; field < (form == Form::laplacian ? 2 : 1); ++field) {
+        const Coefficients& cc = field ? cf : c;
+        std::vector<std::vector<double>> ref;
+        for (int e = 0; e < nref; ++e) {
+          std::vector<double> kf;
+          if (field)
+            for (int q = 0; q < t.Q3; ++q)
+              kf.push_back(hk(e, q));
+          ref.push_back(reference_matrix(form, cc, tm.mesh, e, p, kf));
+        }
+        for (const Variant& v : variants) {
+          View3 out = poisoned(geo.nelem, components(form) * t.n); // every entry must be written
+          integrate(form, cc, geo, t, v, out);
+          auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+          double err = 0.0, scale = 0.0;
+          for (int e = 0; e < nref; ++e) {
+            const auto K = element_of(h, e);
+            scale = std::max(scale, max_abs(ref[e]));
+            for (size_t k = 0; k < K.size(); ++k)
+              err = std::max(err, finite_or_inf(std::fabs(K[k] - ref[e][k])));
+          }
+          INFO(form_name(form) << " p = " << p << " variant " << v.name() << " field " << field
+                               << ": max error " << err << ", max |K| " << scale);
+          CHECK(err <= 1e-12 * scale);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("sum-factorised assembly equals the naive quadrature kernel for another rule (q = p+3)",
+          "[unit][integration]") {
+  // Q != P + 1 takes the run-time-order kernel (the solver's rule q = p + 2 the compile-time
+  // one); the naive kernel on the same geometry and rule is the reference.
+  Coefficients c;
+  c.kappa_amp = 0.4;
+  c.lambda = 1.5;
+  c.mu = 0.9;
+  c.velocity[0] = 0.3;
+  c.velocity[1] = 1.0;
+  c.velocity[2] = -0.7;
+  c.nu = 0.05;
+  for (int p = 1; p <= 3; ++p) {
+    const TestMesh tm = make_mesh("-nx 2 -ny 2 -nz 2 -warp 0.15 -perturb 0.1 -shuffle 3", p);
+    const int q = p + 3;
+    const Geometry geo = make_geometry(tm.block.verts, q);
+    REQUIRE(all_non_affine(geo));
+    const QuadTables t = make_quad_tables(p, q);
+    for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
+      View3 ref;
+      integrate(form, c, geo, t, Variant{}, ref);
+      auto hr = Kokkos::create_mirror_view_and_copy(HostSpace(), ref);
+      for (const Variant& v :
+           {Variant{true, true, 1, true, 0, 0}, Variant{false, true, 4, true, 2, 3}}) {
+        View3 out = poisoned(geo.nelem, components(form) * t.n); // every entry must be written
+        integrate(form, c, geo, t, v, out);
+        auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+        double err = 0.0, scale = 0.0;
+        for (size_t k = 0; k < h.size(); ++k) {
+          err = std::max(err, finite_or_inf(std::fabs(h.data()[k] - hr.data()[k])));
+          scale = std::max(scale, std::fabs(hr.data()[k]));
+        }
+        INFO(form_name(form) << " p = " << p << " q = " << q << " variant " << v.name()
+                             << ": max error " << err << ", max |K| " << scale);
+        CHECK(err <= 1e-12 * scale);
+      }
+    }
+  }
+}
+
+TEST_CASE("sum-factorised assembly equals the naive quadrature kernel at p = 6, 7",
+          "[unit][integration]") {
+  // The compile-time kernels of the highest orders (P = 7, 8) on two warped elements, against the
+  // naive kernel (O(n^2 Q^3): mass only at p = 7, mass and kappa(x) Laplacian at p = 6).
+  Coefficients c;
+  c.kappa_amp = 0.5;
+  for (int p = 6; p <= 7; ++p) {
+    // Two of the 8 non-affine hexes of a 2^3 box (the naive kernel is O(n^2 Q^3)).
+    const TestMesh tm = make_mesh("-nx 2 -ny 2 -nz 2 -warp 0.15 -perturb 0.1 -shuffle 1", p);
+    View3 verts("verts", 2, 8, 3);
+    Kokkos::deep_copy(
+        verts, Kokkos::subview(tm.block.verts, std::make_pair(0, 2), Kokkos::ALL, Kokkos::ALL));
+    const Geometry geo = make_geometry(verts, tm.block.Q);
+    REQUIRE(all_non_affine(geo));
+    const QuadTables t = make_quad_tables(p, tm.block.Q);
+    for (Form form : {Form::mass, Form::laplacian}) {
+      if (form == Form::laplacian && p > 6) continue;
+      View3 ref;
+      integrate(form, c, geo, t, Variant{}, ref);
+      auto hr = Kokkos::create_mirror_view_and_copy(HostSpace(), ref);
+      const Variant v{true, true, 1, true, 3, 0};
+      View3 out = poisoned(geo.nelem, components(form) * t.n);
+      integrate(form, c, geo, t, v, out);
+      auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+      double err = 0.0, scale = 0.0;
+      for (size_t k = 0; k < h.size(); ++k) {
+        err = std::max(err, finite_or_inf(std::fabs(h.data()[k] - hr.data()[k])));
+        scale = std::max(scale, std::fabs(hr.data()[k]));
+      }
+      INFO(form_name(form) << " p = " << p << ": max error " << err << ", max |K| " << scale);
+      CHECK(err <= 1e-12 * scale);
     }
   }
 }

@@ -56,20 +56,22 @@ HostView3 grid_vertices(int nelem, double warp) {
 }
 
 integration::Variant parse_variant(const std::string& s) {
-  // "stored|recomputed/scratch|registers/eptN"
+  // "stored|recomputed/scratch|registers|sumfact/eptN"
   integration::Variant v;
   std::stringstream ss(s);
   std::string a, b, c;
   std::getline(ss, a, '/');
   std::getline(ss, b, '/');
   std::getline(ss, c, '/');
-  const bool ok = (a == "stored" || a == "recomputed") && (b == "scratch" || b == "registers") &&
+  const bool ok = (a == "stored" || a == "recomputed") &&
+                  (b == "scratch" || b == "registers" || b == "sumfact") &&
                   c.rfind("ept", 0) == 0 && c.size() > 3;
   if (!ok)
     DG_INPUT_ERROR("dgbench integrate: --variants entry '"
-                   << s << "': expected stored|recomputed/scratch|registers/eptN");
+                   << s << "': expected stored|recomputed/scratch|registers|sumfact/eptN");
   v.stored_metric = a == "stored";
-  v.scratch = b == "scratch";
+  v.scratch = b != "registers";
+  v.sumfact = b == "sumfact";
   v.elems_per_team = std::stoi(c.substr(3));
   if (v.elems_per_team < 1) DG_INPUT_ERROR("dgbench integrate: '" << s << "': N >= 1");
   return v;
@@ -124,12 +126,12 @@ int run_integrate(Options& o) {
   const auto tensor_epts =
       o.ints("tensor-ept", "0",
              "elements per team of tensor-batched (0: the default; a list sweeps them)");
-  const auto vnames = o.strs(
-      "variants",
-      "stored/scratch/ept1,recomputed/scratch/ept1,stored/registers/ept1,"
-      "stored/scratch/ept4",
-      "quadrature variants: metric stored|recomputed / C in scratch|registers / eptN elements "
-      "per team");
+  const auto vnames =
+      o.strs("variants",
+             "stored/scratch/ept1,recomputed/scratch/ept1,stored/registers/ept1,"
+             "stored/scratch/ept4,stored/sumfact/ept1,recomputed/sumfact/ept1",
+             "quadrature variants: metric stored|recomputed / C in scratch|registers, or sumfact "
+             "(sum-factorised assembly) / eptN elements per team");
   Budget b;
   b.max_elements = o.integer("elements", 100000, "largest number of elements per measurement");
   b.gflop = o.real("gflop", 10.0, "work per kernel call (GFLOP) that caps the element count");
@@ -147,8 +149,8 @@ int run_integrate(Options& o) {
   for (const auto* list : {&orders, &rhs_orders})
     for (int p : *list)
       if (p < 1 || p > DG_MAX_ORDER)
-        DG_INPUT_ERROR("dgbench integrate: --" << (list == &orders ? "orders" : "rhs-orders")
-                                               << " " << p << ": valid are 1.." << DG_MAX_ORDER);
+        DG_INPUT_ERROR("dgbench integrate: --" << (list == &orders ? "orders" : "rhs-orders") << " "
+                                               << p << ": valid are 1.." << DG_MAX_ORDER);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<integration::Variant> variants;
@@ -222,9 +224,9 @@ int run_integrate(Options& o) {
           Row r;
           r.set("op", integration::form_name(form))
               .set("path", kind < 0 ? "tensor" : "tensor-batched")
-              .set("variant", kind < 0 ? std::string("tensor")
-                                       : kind == 0 ? std::string("batched/auto")
-                                                   : "batched/ept" + std::to_string(kind));
+              .set("variant", kind < 0    ? std::string("tensor")
+                              : kind == 0 ? std::string("batched/auto")
+                                          : "batched/ept" + std::to_string(kind));
           r.set("p", p).set("q", 0);
           stage_row(r, t_alloc, t_in, t_kernel, t_out, ne, c);
           table.add(r);

@@ -9,6 +9,7 @@
 #include "dg/dg/basis.hpp"
 #include "dg/dg/trilinear.hpp"
 #include "dg/integration/metric.hpp"
+#include "dg/integration/point_coefficients.hpp"
 
 #include <sstream>
 
@@ -38,8 +39,11 @@ Form parse_form(const std::string& s) {
 
 std::string Variant::name() const {
   std::ostringstream os;
-  os << (stored_metric ? "stored" : "recomputed") << "/" << (scratch ? "scratch" : "registers")
-     << "/ept" << elems_per_team;
+  const char* coefficients = sumfact ? "sumfact" : (scratch ? "scratch" : "registers");
+  os << (stored_metric ? "stored" : "recomputed") << "/" << coefficients << "/ept"
+     << elems_per_team;
+  if (sumfact && j3_per_pass > 0) os << "/j" << j3_per_pass;
+  if (sumfact && i3_per_team > 0) os << "/i" << i3_per_team;
   return os.str();
 }
 
@@ -96,6 +100,15 @@ QuadTables make_quad_tables(int order, int q) {
   t.psi = View3("dg::integration::psi", t.Q3, 4, t.n);
   t.w = View1("dg::integration::w", t.Q3);
   t.r = View2("dg::integration::r", t.Q3, 3);
+  t.X = View3("dg::integration::X", 4, q, t.P * t.P);
+  auto hX = Kokkos::create_mirror_view(t.X);
+  for (int k = 0; k < 4; ++k)
+    for (int a = 0; a < q; ++a)
+      for (int i = 0; i < t.P; ++i)
+        for (int j = 0; j < t.P; ++j)
+          hX(k, a, i * t.P + j) =
+              (k & 2 ? h.D : h.B)[a * t.P + i] * (k & 1 ? h.D : h.B)[a * t.P + j];
+  Kokkos::deep_copy(t.X, hX);
   auto hp = Kokkos::create_mirror_view(t.psi);
   auto hw = Kokkos::create_mirror_view(t.w);
   auto hr = Kokkos::create_mirror_view(t.r);
@@ -128,82 +141,13 @@ QuadTables make_quad_tables(int order, int q) {
 // ------------------------------------------------------------------------------------------
 namespace {
 
-/// Entries of one (a, b) block of C_q per form: mass 1 (w |J|); laplacian, elasticity 9
-/// ([d][d'] on test / trial reference derivatives); advection-diffusion 12 ([d][jd], test
-/// derivative d, trial value jd = 0 or derivative jd = 1..3).
-constexpr int block_size(Form f) {
-  return f == Form::mass ? 1 : (f == Form::advection_diffusion ? 12 : 9);
-}
-constexpr int ncomp(Form f) {
-  return f == Form::elasticity ? 3 : 1;
-}
-
 template <Form F, bool Scratch>
 struct QuadratureKernel {
   static constexpr int nc = ncomp(F), nb = block_size(F), nct = nc * nc * nb;
-  Coefficients coef;
-  View3 verts, vgeo, psi, out;
-  View1 w;
-  View2 r;
-  bool affine, stored;
+  PointCoefficients<F> coefficient;
+  View3 psi, out;
   int n, N, Q3, ept, R, nchunks, nelem;
   size_t bytes;
-
-  KOKKOS_INLINE_FUNCTION void metric(int e, int q, double A[9], double& det) const {
-    if (stored) {
-      const int gp = affine ? 0 : q;
-      for (int k = 0; k < 9; ++k)
-        A[k] = vgeo(e, gp, k);
-      det = vgeo(e, gp, 9);
-    } else {
-      const double rr[3] = {r(q, 0), r(q, 1), r(q, 2)};
-      metric_at(verts, e, rr, A, det);
-    }
-  }
-
-  /// Block (a, b) of C_q of element e into C[0 .. nb).
-  KOKKOS_INLINE_FUNCTION void coefficient(int e, int q, int a, int b, double* C) const {
-    double A[9], det;
-    metric(e, q, A, det);
-    const double wq = w(q);
-    double AAt[9]; // adj(d,:) . adj(d',:)
-    if constexpr (F != Form::mass)
-      for (int d = 0; d < 3; ++d)
-        for (int dp = 0; dp < 3; ++dp)
-          AAt[3 * d + dp] =
-              A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] + A[3 * d + 2] * A[3 * dp + 2];
-    if constexpr (F == Form::mass) {
-      C[0] = wq * det;
-    } else if constexpr (F == Form::laplacian) {
-      double kappa;
-      if (coef.kappa_field.extent(0) > 0) {
-        kappa = coef.kappa_field(e, q);
-      } else {
-        const double rr[3] = {r(q, 0), r(q, 1), r(q, 2)};
-        double xp[3];
-        trilinear_map(verts, e, rr, xp);
-        kappa = kappa_function(coef, xp);
-      }
-      const double s = wq * kappa / det;
-      for (int k = 0; k < 9; ++k)
-        C[k] = s * AAt[k];
-    } else if constexpr (F == Form::elasticity) {
-      const double s = wq / det;
-      for (int d = 0; d < 3; ++d)
-        for (int dp = 0; dp < 3; ++dp)
-          C[3 * d + dp] =
-              s * (coef.lambda * A[3 * d + a] * A[3 * dp + b] +
-                   coef.mu * ((a == b ? AAt[3 * d + dp] : 0.0) + A[3 * d + b] * A[3 * dp + a]));
-    } else { // advection-diffusion: w adj(d,:) . (a phi - nu adj^T grad_r phi / |J|)
-      const double s = -wq * coef.nu / det;
-      for (int d = 0; d < 3; ++d) {
-        C[4 * d] = wq * (A[3 * d] * coef.velocity[0] + A[3 * d + 1] * coef.velocity[1] +
-                         A[3 * d + 2] * coef.velocity[2]);
-        for (int dp = 0; dp < 3; ++dp)
-          C[4 * d + 1 + dp] = s * AAt[3 * d + dp];
-      }
-    }
-  }
 
   /// psi_i^T C psi_j at point q (flops: mass 3, laplacian / elasticity 22, adv.-diff. 28,
   /// counting the accumulation into the entry).
@@ -272,8 +216,17 @@ void launch(const Coefficients& coef, const Geometry& geo, const QuadTables& t, 
   const int nchunks = (N + R - 1) / R;
   const int ngroups = (geo.nelem + ept - 1) / ept;
   const size_t bytes = Scratch ? sizeof(double) * size_t(ept) * t.Q3 * K::nct + 64 : 0;
-  K k{coef, geo.verts, geo.vgeo, t.psi, out, t.w,     t.r,       geo.affine, v.stored_metric,
-      t.n,  N,         t.Q3,     ept,   R,   nchunks, geo.nelem, bytes};
+  K k{point_coefficients<F>(coef, geo, t, v.stored_metric),
+      t.psi,
+      out,
+      t.n,
+      N,
+      t.Q3,
+      ept,
+      R,
+      nchunks,
+      geo.nelem,
+      bytes};
   TeamPolicy policy(ngroups * nchunks, Kokkos::AUTO);
   if (Scratch) policy.set_scratch_size(bytes <= 48 * 1024 ? 0 : 1, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(Scratch ? "dg::integration::quadrature::scratch"
@@ -308,6 +261,10 @@ void integrate(Form form, const Coefficients& coef, const Geometry& geo, const Q
     out = View3(Kokkos::ViewAllocateWithoutInitializing("dg::integration::matrices"), geo.nelem, N,
                 N);
   if (geo.nelem == 0) return;
+  if (v.sumfact) {
+    integrate_sumfact(form, coef, geo, t, v, out);
+    return;
+  }
   switch (form) {
   case Form::mass:
     launch_form<Form::mass>(coef, geo, t, v, out);
@@ -336,28 +293,12 @@ void integrate(Form form, const Coefficients& coef, const Geometry& geo, const Q
 // same for every variant so that GFLOP/s compare like with like; `bytes` the minimal traffic:
 // geometry in (stored vgeo or 8 vertices; kappa field) and the N^2 matrix out.
 Cost quadrature_cost(Form form, const Variant& v, int order, int q, bool affine, bool kappa_field) {
+  if (v.sumfact) return sumfact_cost(form, v, order, q, affine, kappa_field);
   const double P = order + 1, n = P * P * P, Q3 = double(q) * q * q;
   const double nc = components(form), N = nc * n;
   const double geo = v.stored_metric ? 0.0 : 250.0;
-  double coefb = 0.0, ent = 0.0;
-  switch (form) {
-  case Form::mass:
-    coefb = 1;
-    ent = 3;
-    break;
-  case Form::laplacian:
-    coefb = 56 + (kappa_field ? 0 : 105);
-    ent = 22;
-    break;
-  case Form::elasticity:
-    coefb = 118;
-    ent = 22;
-    break;
-  case Form::advection_diffusion:
-    coefb = 71;
-    ent = 28;
-    break;
-  }
+  const double coefb = coefficient_flops(form, kappa_field);
+  const double ent = form == Form::mass ? 3 : (form == Form::advection_diffusion ? 28 : 22);
   Cost c;
   c.flops = Q3 * (geo + nc * nc * coefb) + N * N * Q3 * ent;
   const double geo_bytes = v.stored_metric ? (affine ? 1.0 : Q3) * vgeo_size * 8.0 : 24.0 * 8.0;

@@ -187,15 +187,13 @@ void tensor_contract_batched(Form form, int order, const View2& A0, const View2&
   policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
   const View3 o = out;
   Kokkos::parallel_for(
-      "dg::integration::tensor::contract_batched", policy,
-      KOKKOS_LAMBDA(const TeamMember& tm) {
+      "dg::integration::tensor::contract_batched", policy, KOKKOS_LAMBDA(const TeamMember& tm) {
         const int t0 = (tm.league_rank() % ntile) * T;
         const int e0 = (tm.league_rank() / ntile) * E;
         const int ne = e0 + E <= nelem ? E : nelem - e0;
         ScratchView1 gs(tm.team_scratch(0), size_t(E) * ng);
         const double* gsrc = &G(e0, 0);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, ne * ng),
-                             [&](int k) { gs(k) = gsrc[k]; });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, ne * ng), [&](int k) { gs(k) = gsrc[k]; });
         tm.team_barrier();
         double* obase = o.data();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, T * S), [&](int t) {

@@ -48,12 +48,22 @@ KOKKOS_INLINE_FUNCTION double kappa_function(const Coefficients& c, const double
                                math::sin(2.0 * math::pi * x[1]) * math::sin(2.0 * math::pi * x[2]));
 }
 
-/// Kernel variants of the quadrature path (all run-time switches except `scratch`, which picks
-/// one of two template instantiations).
+/// Kernel variants of the quadrature path (all run-time switches except `scratch` and
+/// `sumfact`, which pick template instantiations). Names: "stored|recomputed /
+/// scratch|registers|sumfact / eptN".
 struct Variant {
   bool stored_metric = true; // metric terms read from Geometry::vgeo, or recomputed from verts
   bool scratch = true;       // coefficient tensor C[q] staged in team scratch, or per thread
   int elems_per_team = 1;    // elements handled by one team
+  /// Sum-factorised assembly (src/integration/sumfact.cpp): C_q in team scratch, contracted one
+  /// direction at a time, O(P^2 Q^3 + P^4 Q^2 + P^6 Q) per coefficient entry instead of
+  /// O(P^6 Q^3); `scratch` is then ignored.
+  bool sumfact = false;
+  /// sumfact work split (0: automatic; the tests force partial groups): values of j3 per pass
+  /// of the last two stages (as many as team scratch holds), and values of i3 (slabs of P^2
+  /// rows) per team (host: all P; GPU: fewer when there are too few elements to fill it).
+  int j3_per_pass = 0;
+  int i3_per_team = 0;
   std::string name() const;
 };
 
@@ -78,6 +88,10 @@ struct QuadTables {
   View3 psi; // (Q^3, 4, P^3)
   View1 w;   // (Q^3)
   View2 r;   // (Q^3, 3) reference coordinates
+  /// 1-D products for the sum-factorised assembly: X(k, a, i P + j) = F_i(x_a) G_j(x_a) with
+  /// (F, G) = (phi, phi), (phi, phi'), (phi', phi), (phi', phi') for k = 0..3 (test factor F,
+  /// trial factor G; k = 2 [test derivative] + [trial derivative]).
+  View3 X; // (4, Q, P^2)
 };
 QuadTables make_quad_tables(int order, int q);
 
@@ -91,7 +105,13 @@ void integrate(Form form, const Coefficients& coef, const Geometry& geo, const Q
 struct Cost {
   double flops = 0.0, bytes = 0.0;
 };
+/// Dispatches on v.sumfact: the naive count below or sumfact_cost.
 Cost quadrature_cost(Form form, const Variant& v, int order, int q, bool affine, bool kappa_field);
+/// Work of the sum-factorised assembly (src/integration/sumfact.cpp), same byte count.
+Cost sumfact_cost(Form form, const Variant& v, int order, int q, bool affine, bool kappa_field);
+/// The sum-factorised kernel (integrate() calls it when v.sumfact).
+void integrate_sumfact(Form form, const Coefficients& coef, const Geometry& geo,
+                       const QuadTables& t, const Variant& v, const View3& out);
 
 // ------------------------------------------------------------------------------------------
 // Tensor representation (affine elements).
