@@ -772,12 +772,152 @@ struct Kernels {
 
   static void transform(const BasisTables& t, const View2& in, const View2& out, bool inner,
                         const KernelVariant& v) {
+    if (v.concurrent_transform) return concurrent(t, in, out, inner, v);
     const int nelem = static_cast<int>(in.extent(0));
     const int ne = v.team_elems < 1 ? 1 : v.team_elems;
     Transform k{in, out, t, inner, v.register_blocked, ne, nelem, 0};
     const size_t bytes = sizeof(double) * (TAB + P3 + Q3 + 2 * TMP) + 256;
     const TeamPolicy pol = policy((nelem + ne - 1) / ne, bytes, k, v.team_size);
     Kokkos::parallel_for(inner ? "dg::fixed::inner" : "dg::fixed::backward", pol, k);
+  }
+
+  // ----------------------------------------------------------------------------------------
+  /// Contracts direction AX of `ne` consecutive (N0, N1, N2) tensors with M (as `contract`
+  /// does for one): entry (i0, i1, i2) of element e at in[e * ein + i0 + LI * (i1 + N1 * i2)],
+  /// rows of LI >= N0 entries; the result, direction AX of size NOUT, at
+  /// out[e * eout + o0 + LO * (o1 + D1 * o2)]. One TeamThreadRange over all elements: one
+  /// thread per (element, pencil along AX) when `blocked` (its NIN inputs and NOUT sums in
+  /// registers, the stores last), else per (element, output entry). No barrier.
+  template <int N0, int N1, int N2, int AX, int NOUT, bool INNER, int LI, int LO>
+  KOKKOS_INLINE_FUNCTION static void contract_elems(const TeamMember& team, bool blocked, int ne,
+                                                    const double* in, int ein, double* out,
+                                                    int eout, const double* M) {
+    constexpr int NIN = AX == 0 ? N0 : (AX == 1 ? N1 : N2);
+    constexpr int D0 = AX == 0 ? NOUT : N0, D1 = AX == 1 ? NOUT : N1, D2 = AX == 2 ? NOUT : N2;
+    constexpr int SIN = AX == 0 ? 1 : (AX == 1 ? LI : LI * N1);
+    constexpr int SOUT = AX == 0 ? 1 : (AX == 1 ? LO : LO * D1);
+    if (blocked) {
+      constexpr int A0 = AX == 0 ? N1 : N0; // the two other directions, lower first
+      constexpr int A1 = AX == 2 ? N1 : N2;
+      constexpr int NP = A0 * A1;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne * NP), [&](const int idx) {
+        const int e = idx / NP, o0 = (idx - e * NP) % A0, o1 = (idx - e * NP) / A0;
+        int bin, bout;
+        if (AX == 0) {
+          bin = LI * (o0 + N1 * o1);
+          bout = LO * (o0 + D1 * o1);
+        } else if (AX == 1) {
+          bin = o0 + LI * N1 * o1;
+          bout = o0 + LO * D1 * o1;
+        } else {
+          bin = o0 + LI * o1;
+          bout = o0 + LO * o1;
+        }
+        const double* x = in + e * ein + bin;
+        double r[NIN], s[NOUT];
+        for (int m = 0; m < NIN; ++m)
+          r[m] = x[m * SIN];
+        for (int o = 0; o < NOUT; ++o) {
+          s[o] = 0.0;
+          for (int m = 0; m < NIN; ++m)
+            s[o] += (INNER ? M[m * NOUT + o] : M[o * NIN + m]) * r[m];
+        }
+        double* y = out + e * eout + bout;
+        for (int o = 0; o < NOUT; ++o)
+          y[o * SOUT] = s[o];
+      });
+    } else {
+      constexpr int NO = D0 * D1 * D2;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne * NO), [&](const int idx) {
+        const int e = idx / NO, k = idx - e * NO;
+        const int i0 = k % D0, i1 = (k / D0) % D1, i2 = k / (D0 * D1);
+        const int o = AX == 0 ? i0 : (AX == 1 ? i1 : i2);
+        const double* x =
+            in + e * ein + (AX == 0 ? 0 : i0) + LI * ((AX == 1 ? 0 : i1) + N1 * (AX == 2 ? 0 : i2));
+        double s = 0.0;
+        for (int m = 0; m < NIN; ++m)
+          s += (INNER ? M[m * NOUT + o] : M[o * NIN + m]) * x[m * SIN];
+        out[e * eout + i0 + LO * (i1 + D1 * i2)] = s;
+      });
+    }
+  }
+
+  /// Batched transforms with `ne` elements per team processed concurrently (dgbench
+  /// --variants conc, conc-entry): each contraction is one TeamThreadRange over all of the
+  /// team's elements, so their loads are in flight together, and a team needs two barriers.
+  /// The first contraction reads the input straight from global memory and the last writes the
+  /// output straight to it; only the two intermediates (element after element) and B live in
+  /// scratch. Contraction order z, x, y (the tensor product does not depend on it): z first, so
+  /// that consecutive threads read consecutive input addresses (pencils along z, x fastest
+  /// across threads); y last, so that they write runs of D0 consecutive output addresses; x in
+  /// the middle, where a thread's pencil is contiguous and its neighbour's is one row further:
+  /// the intermediates' rows are padded to an odd length, which spreads the rows of a warp over
+  /// all shared-memory banks.
+  struct Concurrent {
+    static constexpr int OP = P | 1, OQ = Q | 1; // padded row lengths
+    // Intermediates per element: P x P x Q (rows OP) and Q x P x Q (rows OQ) for backward;
+    // Q x Q x P (rows OQ) and P x Q x P (rows OP) for inner: the same two sizes.
+    static constexpr int SP = OP * P * Q, SQ = OQ * P * Q;
+    static constexpr int scratch_doubles(int ne) { return Q * P + ne * (SP + SQ); }
+
+    View2 in, out;
+    View2 B; // (Q, P)
+    bool inner, blocked;
+    int ne, nelem, level;
+
+    KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+      auto alloc = [&](int n) {
+        return static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * n));
+      };
+      const int e0 = team.league_rank() * ne;
+      const int n = nelem - e0 < ne ? nelem - e0 : ne; // the last team may have fewer
+      double* Bs = alloc(Q * P);
+      double* T1 = alloc(ne * (inner ? SQ : SP));
+      double* T2 = alloc(ne * (inner ? SP : SQ));
+      // B in scratch for the second and third contractions; the first reads it from global
+      // memory, so that its input loads need not wait for a barrier.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * P),
+                           [&](const int k) { Bs[k] = B(k / P, k % P); });
+      // Rows of a LayoutRight View2 are contiguous; B (Q, P) is one block (as in load_tables).
+      const int si = static_cast<int>(in.stride_0()), so = static_cast<int>(out.stride_0());
+      const double* x = in.data() + static_cast<size_t>(e0) * si;
+      double* y = out.data() + static_cast<size_t>(e0) * so;
+      const double* Bg = B.data();
+      if (inner) {
+        contract_elems<Q, Q, Q, 2, P, true, Q, OQ>(team, blocked, n, x, si, T1, SQ, Bg);
+        team.team_barrier();
+        contract_elems<Q, Q, P, 0, P, true, OQ, OP>(team, blocked, n, T1, SQ, T2, SP, Bs);
+        team.team_barrier();
+        contract_elems<P, Q, P, 1, P, true, OP, P>(team, blocked, n, T2, SP, y, so, Bs);
+      } else {
+        contract_elems<P, P, P, 2, Q, false, P, OP>(team, blocked, n, x, si, T1, SP, Bg);
+        team.team_barrier();
+        contract_elems<P, P, Q, 0, Q, false, OP, OQ>(team, blocked, n, T1, SP, T2, SQ, Bs);
+        team.team_barrier();
+        contract_elems<Q, P, Q, 1, Q, false, OQ, Q>(team, blocked, n, T2, SQ, y, so, Bs);
+      }
+    }
+  };
+
+  /// Default elements per team and threads per team of `Concurrent` (GPUs).
+  static constexpr int concurrent_elems() {
+    return 1;
+  }
+  static constexpr int concurrent_threads() {
+    return 128;
+  }
+
+  static void concurrent(const BasisTables& t, const View2& in, const View2& out, bool inner,
+                         const KernelVariant& v) {
+    const int nelem = static_cast<int>(in.extent(0));
+    if (nelem == 0) return;
+    const int ne = v.team_elems > 0 ? v.team_elems : concurrent_elems();
+    Concurrent k{in, out, t.B, inner, v.register_blocked, ne, nelem, 0};
+    const size_t bytes = sizeof(double) * Concurrent::scratch_doubles(ne) + 256;
+    const int threads = v.team_size > 0 ? v.team_size : concurrent_threads();
+    const TeamPolicy pol = policy((nelem + ne - 1) / ne, bytes, k, threads);
+    Kokkos::parallel_for(inner ? "dg::fixed::inner_concurrent" : "dg::fixed::backward_concurrent",
+                         pol, k);
   }
 };
 

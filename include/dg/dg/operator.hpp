@@ -53,8 +53,12 @@ struct KernelVariant {
   /// Curved elements: metric terms recomputed from the 8 vertices at every point instead of
   /// read from the stored per-point records (affine blocks always read their one record).
   bool recompute_metric = false;
-  /// Elements per team (transform kernels).
+  /// Elements per team (transform kernels; with concurrent_transform, 0 or less: the per-order
+  /// default).
   int team_elems = 1;
+  /// Transform kernels: a team takes its team_elems elements through each contraction together
+  /// instead of one after another (dgbench transforms --variants conc, conc-entry).
+  bool concurrent_transform = false;
   /// Threads per team on GPUs (0: 32 for p <= 5, else 64; 64 on the modal path).
   int team_size = 0;
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
