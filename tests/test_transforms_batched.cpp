@@ -1,5 +1,5 @@
 // The transform kernel that takes a team's elements through each contraction together
-// (KernelVariant::concurrent_transform, dgbench --variants conc, conc-entry) against the
+// (KernelVariant::concurrent_transform, dgbench --variants conc, conc2, conc-entry) against the
 // run-time-sized reference and the one-element-at-a-time fixed-order kernels: every order,
 // element counts that are not multiples of the elements per team, and rows wider than P^3 / Q^3
 // (a strided input and output).
@@ -44,10 +44,13 @@ View2 random_view(int rows, int cols, unsigned seed) {
   Kokkos::deep_copy(v, h);
   return v;
 }
-KernelVariant concurrent(bool blocked, int ne, int team_size) {
+/// The concurrent kernel with `pencils` register-blocked pencils per thread (0: one thread per
+/// output entry).
+KernelVariant concurrent(int pencils, int ne, int team_size) {
   KernelVariant v;
   v.concurrent_transform = true;
-  v.register_blocked = blocked;
+  v.register_blocked = pencils > 0;
+  v.pencils_per_thread = pencils;
   v.team_elems = ne;
   v.team_size = team_size;
   return v;
@@ -73,16 +76,16 @@ TEST_CASE("concurrent transforms equal the reference for p = 1..15 and E not a m
     const auto rv = host(ref_v, Q3), rm = host(ref_m, P3);
     CHECK(rel_diff(host(old_v, Q3), rv) < 1e-13);
     CHECK(rel_diff(host(old_m, P3), rm) < 1e-13);
-    for (bool blocked : {true, false})
+    for (int pencils : {0, 1, 2})
       for (int ne : {0, 1, 3, 4, 8, 16})
         for (int team_size : {0, 64, 256}) {
           View2 out_v("out_v", E, Q3), out_m("out_m", E, P3);
           Kokkos::deep_copy(out_v, 7.0);
           Kokkos::deep_copy(out_m, 7.0);
-          const KernelVariant v = concurrent(blocked, ne, team_size);
+          const KernelVariant v = concurrent(pencils, ne, team_size);
           fixed::backward(p, t, modes, out_v, v);
           fixed::inner(p, t, vals, out_m, v);
-          INFO("p = " << p << ", register-blocked " << blocked << ", elements per team " << ne
+          INFO("p = " << p << ", pencils per thread " << pencils << ", elements per team " << ne
                       << ", threads " << team_size);
           CHECK(rel_diff(host(out_v, Q3), rv) < 1e-13);
           CHECK(rel_diff(host(out_m, P3), rm) < 1e-13);
@@ -107,16 +110,16 @@ TEST_CASE("concurrent transforms: strided rows, one element, no elements", "[fix
         backward_transform(t, cm, ref_v);
         inner_product(t, cv, ref_m);
       }
-      for (bool blocked : {true, false}) {
+      for (int pencils : {0, 1, 2}) {
         View2 out_wv("out_wv", E, Q3 + 2), out_wm("out_wm", E, P3 + 2);
         Kokkos::deep_copy(out_wv, 7.0);
         Kokkos::deep_copy(out_wm, 7.0);
         const View2 out_v = Kokkos::subview(out_wv, Kokkos::ALL, std::make_pair(0, Q3));
         const View2 out_m = Kokkos::subview(out_wm, Kokkos::ALL, std::make_pair(0, P3));
-        const KernelVariant v = concurrent(blocked, 2, 0);
+        const KernelVariant v = concurrent(pencils, 2, 0);
         fixed::backward(p, t, modes, out_v, v);
         fixed::inner(p, t, vals, out_m, v);
-        INFO("p = " << p << ", E = " << E << ", register-blocked " << blocked);
+        INFO("p = " << p << ", E = " << E << ", pencils per thread " << pencils);
         if (E > 0) {
           CHECK(rel_diff(host(out_v, Q3), host(ref_v, Q3)) < 1e-13);
           CHECK(rel_diff(host(out_m, P3), host(ref_m, P3)) < 1e-13);

@@ -59,6 +59,9 @@ struct KernelVariant {
   /// Transform kernels: a team takes its team_elems elements through each contraction together
   /// instead of one after another (dgbench transforms --variants conc, conc-entry).
   bool concurrent_transform = false;
+  /// ... register-blocked: 1-D pencils per thread in each contraction (1 or 2; 2 loads each
+  /// table entry once for two pencils, dgbench --variants conc2).
+  int pencils_per_thread = 1;
   /// Threads per team on GPUs (0: 32 for p <= 5, else 64; 64 on the modal path).
   int team_size = 0;
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
