@@ -946,12 +946,16 @@ struct Kernels {
   static void concurrent(const BasisTables& t, const View2& in, const View2& out, bool inner,
                          const KernelVariant& v) {
     const int r = !v.register_blocked ? 0 : (v.pencils_per_thread >= 2 ? 2 : 1);
-    if (inner)
-      r == 0 ? concurrent<true, 0>(t, in, out, v)
-             : (r == 1 ? concurrent<true, 1>(t, in, out, v) : concurrent<true, 2>(t, in, out, v));
-    else
-      r == 0 ? concurrent<false, 0>(t, in, out, v)
-             : (r == 1 ? concurrent<false, 1>(t, in, out, v) : concurrent<false, 2>(t, in, out, v));
+    if (r == 0) {
+      if (inner) return concurrent<true, 0>(t, in, out, v);
+      return concurrent<false, 0>(t, in, out, v);
+    }
+    if (r == 1) {
+      if (inner) return concurrent<true, 1>(t, in, out, v);
+      return concurrent<false, 1>(t, in, out, v);
+    }
+    if (inner) return concurrent<true, 2>(t, in, out, v);
+    concurrent<false, 2>(t, in, out, v);
   }
 };
 

@@ -57,7 +57,7 @@ struct KernelVariant {
   /// default).
   int team_elems = 1;
   /// Transform kernels: a team takes its team_elems elements through each contraction together
-  /// instead of one after another (dgbench transforms --variants conc, conc-entry).
+  /// instead of one after another (dgbench transforms --variants conc, conc2, conc-entry).
   bool concurrent_transform = false;
   /// ... register-blocked: 1-D pencils per thread in each contraction (1 or 2; 2 loads each
   /// table entry once for two pencils, dgbench --variants conc2).
