@@ -920,12 +920,190 @@ struct Kernels {
 
   static void transform(const BasisTables& t, const View2& in, const View2& out, bool inner,
                         const KernelVariant& v) {
+    if (v.concurrent_transform) return concurrent(t, in, out, inner, v);
     const int nelem = static_cast<int>(in.extent(0));
     const int ne = v.team_elems < 1 ? 1 : v.team_elems;
     Transform k{in, out, t, inner, v.register_blocked, ne, nelem, 0};
     const size_t bytes = sizeof(double) * (TAB + P3 + Q3 + 2 * TMP) + 256;
     const TeamPolicy pol = policy((nelem + ne - 1) / ne, bytes, k, v.team_size);
     Kokkos::parallel_for(inner ? "dg::fixed::inner" : "dg::fixed::backward", pol, k);
+  }
+
+  // ----------------------------------------------------------------------------------------
+  /// Contracts direction AX of `ne` consecutive (N0, N1, N2) tensors with M (as `contract`
+  /// does for one): entry (i0, i1, i2) of element e at in[e * ein + i0 + LI * (i1 + N1 * i2)],
+  /// rows of LI >= N0 entries; the result, direction AX of size NOUT, at
+  /// out[e * eout + o0 + LO * (o1 + D1 * o2)]. One TeamThreadRange over all the elements:
+  /// R = 0: one thread per (element, output entry); R >= 1: one thread per R pencils along AX
+  /// (pencils j, j + n, ... of the n = ceil(ne pencils / R) threads, so that neighbouring
+  /// threads touch neighbouring pencils), their inputs and sums in registers, each entry of M
+  /// loaded once for the R pencils, the stores last. No barrier.
+  template <int N0, int N1, int N2, int AX, int NOUT, bool INNER, int LI, int LO, int R>
+  KOKKOS_INLINE_FUNCTION static void contract_elems(const TeamMember& team, int ne,
+                                                    const double* in, int ein, double* out,
+                                                    int eout, const double* M) {
+    constexpr int NIN = AX == 0 ? N0 : (AX == 1 ? N1 : N2);
+    constexpr int D0 = AX == 0 ? NOUT : N0, D1 = AX == 1 ? NOUT : N1, D2 = AX == 2 ? NOUT : N2;
+    constexpr int SIN = AX == 0 ? 1 : (AX == 1 ? LI : LI * N1);
+    constexpr int SOUT = AX == 0 ? 1 : (AX == 1 ? LO : LO * D1);
+    if (R == 0) {
+      constexpr int NO = D0 * D1 * D2;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ne * NO), [&](const int idx) {
+        const int e = idx / NO, k = idx - e * NO;
+        const int i0 = k % D0, i1 = (k / D0) % D1, i2 = k / (D0 * D1);
+        const int o = AX == 0 ? i0 : (AX == 1 ? i1 : i2);
+        const double* x =
+            in + e * ein + (AX == 0 ? 0 : i0) + LI * ((AX == 1 ? 0 : i1) + N1 * (AX == 2 ? 0 : i2));
+        double s = 0.0;
+        for (int m = 0; m < NIN; ++m)
+          s += (INNER ? M[m * NOUT + o] : M[o * NIN + m]) * x[m * SIN];
+        out[e * eout + i0 + LO * (i1 + D1 * i2)] = s;
+      });
+    } else {
+      constexpr int RP = R > 0 ? R : 1;
+      constexpr int A0 = AX == 0 ? N1 : N0; // the two other directions, lower first
+      constexpr int A1 = AX == 2 ? N1 : N2;
+      constexpr int NP = A0 * A1;
+      const int total = ne * NP, n = (total + RP - 1) / RP;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int j) {
+        int bin[RP], bout[RP];
+        for (int k = 0; k < RP; ++k) {
+          const int idx = j + k * n < total ? j + k * n : j; // a missing pencil repeats j
+          const int e = idx / NP, o0 = (idx - e * NP) % A0, o1 = (idx - e * NP) / A0;
+          if (AX == 0) {
+            bin[k] = LI * (o0 + N1 * o1);
+            bout[k] = LO * (o0 + D1 * o1);
+          } else if (AX == 1) {
+            bin[k] = o0 + LI * N1 * o1;
+            bout[k] = o0 + LO * D1 * o1;
+          } else {
+            bin[k] = o0 + LI * o1;
+            bout[k] = o0 + LO * o1;
+          }
+          bin[k] += e * ein;
+          bout[k] += e * eout;
+        }
+        double r[RP][NIN], s[RP][NOUT];
+        for (int k = 0; k < RP; ++k)
+          for (int m = 0; m < NIN; ++m)
+            r[k][m] = in[bin[k] + m * SIN];
+        for (int o = 0; o < NOUT; ++o) {
+          for (int k = 0; k < RP; ++k)
+            s[k][o] = 0.0;
+          for (int m = 0; m < NIN; ++m) {
+            const double c = INNER ? M[m * NOUT + o] : M[o * NIN + m];
+            for (int k = 0; k < RP; ++k)
+              s[k][o] += c * r[k][m];
+          }
+        }
+        for (int k = 0; k < RP; ++k)
+          if (k == 0 || j + k * n < total)
+            for (int o = 0; o < NOUT; ++o)
+              out[bout[k] + o * SOUT] = s[k][o];
+      });
+    }
+  }
+
+  /// Batched transforms with `ne` elements per team processed concurrently (dgbench
+  /// --variants conc, conc2, conc-entry): each contraction is one TeamThreadRange over all of
+  /// the team's elements (contract_elems with R pencils per thread, R = 0: one thread per
+  /// entry), so their loads are in flight together, and a team needs two barriers. The first
+  /// contraction reads the input straight from global memory and the last writes the output
+  /// straight to it; only the two intermediates (element after element) and B live in scratch.
+  /// Contraction order z, x, y (the tensor product does not depend on it): z first, so that
+  /// consecutive threads read consecutive input addresses (pencils along z, x fastest across
+  /// threads); y last, so that they write runs of D0 consecutive output addresses; x in the
+  /// middle, where a thread's pencil is contiguous and its neighbour's one row further: the
+  /// intermediates' rows are padded to an odd length, which spreads a warp's rows over all
+  /// shared-memory banks. One kernel per (INNER, R), so that each gets its own registers.
+  template <bool INNER, int R>
+  struct Concurrent {
+    static constexpr int OP = P | 1, OQ = Q | 1; // padded row lengths
+    // Intermediates per element: P x P x Q (rows OP) and Q x P x Q (rows OQ) for backward;
+    // Q x Q x P (rows OQ) and P x Q x P (rows OP) for inner: the same two sizes.
+    static constexpr int SP = OP * P * Q, SQ = OQ * P * Q;
+    static constexpr int scratch_doubles(int ne) { return Q * P + ne * (SP + SQ); }
+
+    View2 in, out;
+    View2 B; // (Q, P)
+    int ne, nelem, level;
+
+    KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+      auto alloc = [&](int n) {
+        return static_cast<double*>(team.team_scratch(level).get_shmem(sizeof(double) * n));
+      };
+      const int e0 = team.league_rank() * ne;
+      const int n = nelem - e0 < ne ? nelem - e0 : ne; // the last team may have fewer
+      double* Bs = alloc(Q * P);
+      double* T1 = alloc(ne * (INNER ? SQ : SP));
+      double* T2 = alloc(ne * (INNER ? SP : SQ));
+      // B in scratch for the second and third contractions; the first reads it from global
+      // memory, so that its input loads need not wait for a barrier.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * P),
+                           [&](const int k) { Bs[k] = B(k / P, k % P); });
+      // Rows of a LayoutRight View2 are contiguous; B (Q, P) is one block (as in load_tables).
+      const int si = static_cast<int>(in.stride_0()), so = static_cast<int>(out.stride_0());
+      const double* x = in.data() + static_cast<size_t>(e0) * si;
+      double* y = out.data() + static_cast<size_t>(e0) * so;
+      const double* Bg = B.data();
+      if (INNER) {
+        contract_elems<Q, Q, Q, 2, P, true, Q, OQ, R>(team, n, x, si, T1, SQ, Bg);
+        team.team_barrier();
+        contract_elems<Q, Q, P, 0, P, true, OQ, OP, R>(team, n, T1, SQ, T2, SP, Bs);
+        team.team_barrier();
+        contract_elems<P, Q, P, 1, P, true, OP, P, R>(team, n, T2, SP, y, so, Bs);
+      } else {
+        contract_elems<P, P, P, 2, Q, false, P, OP, R>(team, n, x, si, T1, SP, Bg);
+        team.team_barrier();
+        contract_elems<P, P, Q, 0, Q, false, OP, OQ, R>(team, n, T1, SP, T2, SQ, Bs);
+        team.team_barrier();
+        contract_elems<Q, P, Q, 1, Q, false, OQ, Q, R>(team, n, T2, SQ, y, so, Bs);
+      }
+    }
+  };
+
+  /// Default threads and elements per team of `Concurrent` on GPUs, from the H100's limits per
+  /// SM (65536 registers, 2048 threads, 32 blocks, 228 KB shared memory) and ptxas' 48 to 56
+  /// registers per thread at p = 2..8 (one pencil per thread; 32 for one thread per entry, 56 to
+  /// 79 for two pencils): 128 threads allow 9 to 10 resident teams; NE = 256 / Q^2 elements
+  /// make the widest contraction (Q^2 pencils per element) at most two passes of the team;
+  /// fewer where the scratch of a team would exceed 22 KB (228 KB / 10 teams), down to 1.
+  static constexpr int concurrent_threads() { return 128; }
+  static constexpr int concurrent_elems() {
+    int ne = 256 / Q2 < 1 ? 1 : (256 / Q2 > 16 ? 16 : 256 / Q2);
+    while (ne > 1 && 8 * Concurrent<false, 1>::scratch_doubles(ne) > 22 * 1024) --ne;
+    return ne;
+  }
+
+  template <bool INNER, int R>
+  static void concurrent(const BasisTables& t, const View2& in, const View2& out,
+                         const KernelVariant& v) {
+    const int nelem = static_cast<int>(in.extent(0));
+    if (nelem == 0) return;
+    using K = Concurrent<INNER, R>;
+    const int ne = v.team_elems > 0 ? v.team_elems : concurrent_elems();
+    K k{in, out, t.B, ne, nelem, 0};
+    const size_t bytes = sizeof(double) * K::scratch_doubles(ne) + 256;
+    const int threads = v.team_size > 0 ? v.team_size : concurrent_threads();
+    const TeamPolicy pol = policy((nelem + ne - 1) / ne, bytes, k, threads);
+    Kokkos::parallel_for(INNER ? "dg::fixed::inner_concurrent" : "dg::fixed::backward_concurrent",
+                         pol, k);
+  }
+
+  /// KernelVariant::concurrent_transform: R = 0 (one thread per entry), 1 or 2.
+  static void concurrent(const BasisTables& t, const View2& in, const View2& out, bool inner,
+                         const KernelVariant& v) {
+    const int r = !v.register_blocked ? 0 : (v.pencils_per_thread >= 2 ? 2 : 1);
+    if (r == 0) {
+      if (inner) return concurrent<true, 0>(t, in, out, v);
+      return concurrent<false, 0>(t, in, out, v);
+    }
+    if (r == 1) {
+      if (inner) return concurrent<true, 1>(t, in, out, v);
+      return concurrent<false, 1>(t, in, out, v);
+    }
+    if (inner) return concurrent<true, 2>(t, in, out, v);
+    concurrent<false, 2>(t, in, out, v);
   }
 };
 

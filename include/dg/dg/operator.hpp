@@ -53,8 +53,15 @@ struct KernelVariant {
   /// Curved elements: metric terms recomputed from the 8 vertices at every point instead of
   /// read from the stored per-point records (affine blocks always read their one record).
   bool recompute_metric = false;
-  /// Elements per team (transform kernels).
+  /// Elements per team (transform kernels; with concurrent_transform, 0 or less: the per-order
+  /// default).
   int team_elems = 1;
+  /// Transform kernels: a team takes its team_elems elements through each contraction together
+  /// instead of one after another (dgbench transforms --variants conc, conc2, conc-entry).
+  bool concurrent_transform = false;
+  /// ... register-blocked: 1-D pencils per thread in each contraction (1 or 2; 2 loads each
+  /// table entry once for two pencils, dgbench --variants conc2).
+  int pencils_per_thread = 1;
   /// Threads per team on GPUs (0: 32 for p <= 5, else 64; on the modal path 64 with one
   /// element per team, else 128).
   int team_size = 0;
