@@ -17,7 +17,11 @@ using namespace dg;
 namespace {
 /// Entries (e, 0..cols-1) of v on the host.
 std::vector<double> host(const View2& v, int cols) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  // Through a contiguous device copy: a strided view (a subview of wider rows) cannot be
+  // deep-copied straight into a host mirror of another memory space.
+  View2 c("contiguous", v.extent(0), v.extent(1));
+  Kokkos::deep_copy(c, v);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
   std::vector<double> r;
   for (size_t e = 0; e < h.extent(0); ++e)
     for (int m = 0; m < cols; ++m)

@@ -73,7 +73,7 @@ int stage(Options& o) {
       "recompute (metric from "
       "vertices), separate (RHS then update kernel), runtime (run-time-sized kernels), "
       "quadrature (affine meshes through quadrature points, not the modal path), modal "
-      "(advection-diffusion on affine meshes through the opt-in modal SIPG path)");
+      "(advection-diffusion on affine meshes through the modal SIPG path, the default)");
   const std::vector<int> team_sizes =
       o.ints("team-size", "0", "threads per team on GPUs (0: by the face size)");
   const std::vector<int> modal_elems =

@@ -807,7 +807,8 @@ struct Kernels {
   static int modal_elems(const KernelVariant& v) {
     if (v.modal_elems > 0) return v.modal_elems;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    return P3 <= 64 ? 4 : (P3 <= 216 ? 2 : 1);
+    // Measured on the H100 with 128-thread teams (docs/performance.md, "Modal path").
+    return P3 <= 27 ? 8 : (P3 <= 125 ? 4 : (P3 <= 216 ? 2 : 1));
 #else
     return 1;
 #endif
@@ -850,8 +851,8 @@ struct Kernels {
                   0};
     const size_t bytes =
         sizeof(double) * (Modal<DIFF>::shared_doubles() + ne * Modal<DIFF>::ED) + 256;
-    // 64 threads per element measured fastest on the H100 with one element per team.
-    const int threads = a.variant.team_size > 0 ? a.variant.team_size : (ne == 1 ? 64 : 128);
+    // 128 threads measured fastest on the H100 for p = 3..7 (docs/performance.md).
+    const int threads = a.variant.team_size > 0 ? a.variant.team_size : 128;
     const TeamPolicy pol = policy((n + ne - 1) / ne, bytes, k, threads);
     Kokkos::parallel_for(traces_only ? "dg::fixed::modal_traces" : "dg::fixed::modal_stage", pol,
                          k);
@@ -1068,10 +1069,13 @@ struct Kernels {
   /// 79 for two pencils): 128 threads allow 9 to 10 resident teams; NE = 256 / Q^2 elements
   /// make the widest contraction (Q^2 pencils per element) at most two passes of the team;
   /// fewer where the scratch of a team would exceed 22 KB (228 KB / 10 teams), down to 1.
-  static constexpr int concurrent_threads() { return 128; }
+  static constexpr int concurrent_threads() {
+    return 128;
+  }
   static constexpr int concurrent_elems() {
     int ne = 256 / Q2 < 1 ? 1 : (256 / Q2 > 16 ? 16 : 256 / Q2);
-    while (ne > 1 && 8 * Concurrent<false, 1>::scratch_doubles(ne) > 22 * 1024) --ne;
+    while (ne > 1 && 8 * Concurrent<false, 1>::scratch_doubles(ne) > 22 * 1024)
+      --ne;
     return ne;
   }
 

@@ -62,8 +62,7 @@ struct KernelVariant {
   /// ... register-blocked: 1-D pencils per thread in each contraction (1 or 2; 2 loads each
   /// table entry once for two pencils, dgbench --variants conc2).
   int pencils_per_thread = 1;
-  /// Threads per team on GPUs (0: 32 for p <= 5, else 64; on the modal path 64 with one
-  /// element per team, else 128).
+  /// Threads per team on GPUs (0: 32 for p <= 5, else 64; 128 on the modal path).
   int team_size = 0;
   /// Elements per team on the modal path, processed concurrently (0: by order on GPUs, 1 on
   /// CPUs).
@@ -71,10 +70,9 @@ struct KernelVariant {
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
   /// modal_diffusion): the quadrature-free modal path (fixed-order kernels only).
   bool modal_affine = true;
-  /// ... also with diffusion (SIPG in modal form). Verified to round-off against the quadrature
-  /// path, but not yet timed on a GPU (on one CPU core: 1.35x faster at p = 3, 0.8x at p = 5),
-  /// so it is opt-in until it is (dgbench stage --variants modal).
-  bool modal_diffusion = false;
+  /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off).
+  /// On the H100 3 to 8 times faster than the quadrature path for p = 2..8 (docs/performance.md).
+  bool modal_diffusion = true;
   /// false: the run-time-sized kernels even where compile-time ones exist (reference path).
   bool fixed_order = true;
 };
