@@ -508,23 +508,24 @@ struct Kernels {
     KOKKOS_INLINE_FUNCTION static constexpr int shared_doubles() { return 2 * P2 + 4 * P; }
     static constexpr int ED = 2 * P3 + (DIFF ? 5 : 1) * 6 * P2 + GR; // per element
 
-    /// Index of mode (a along ta, b along tb, m along the normal d) of face direction d.
-    KOKKOS_INLINE_FUNCTION static int face_mode(int d, int a, int b, int m) {
-      return d == 0 ? m + P * (a + P * b) : (d == 1 ? a + P * (m + P * b) : a + P * (b + P * m));
-    }
-
     /// Face coefficient ab of face f (side s of direction d) of the modal state V:
-    /// value t = sum_m E_s(m) V and (diffusion) normal derivative n = sum_m dE_s(m) V.
+    /// value t = sum_m E_s(m) V and (diffusion) normal derivative n = sum_m dE_s(m) V, with
+    /// (a along ta, b along tb) = (ab % P, ab / P). The P modes of the pencil along d start at
+    /// `base` with stride P^d (one multiply-add per mode; the kernel is instruction-bound).
     KOKKOS_INLINE_FUNCTION static void face_coefficient(const double* V, const double* E,
                                                         const double* dE, int f, int ab,
                                                         bool with_n, double& t, double& n) {
       const int d = f / 2, s = f % 2, a = ab % P, b = ab / P;
+      const int stride = d == 0 ? 1 : (d == 1 ? P : P2);
+      const int base = d == 0 ? P * ab : (d == 1 ? a + P2 * b : ab);
+      const double* v = V + base;
+      const double* Es = E + s * P;
+      const double* dEs = dE + s * P;
       t = 0.0;
       n = 0.0;
       for (int m = 0; m < P; ++m) {
-        const double v = V[face_mode(d, a, b, m)];
-        t += E[s * P + m] * v;
-        if (with_n) n += dE[s * P + m] * v;
+        t += Es[m] * v[m * stride];
+        if (with_n) n += dEs[m] * v[m * stride];
       }
     }
 
@@ -1068,13 +1069,14 @@ struct Kernels {
   /// registers per thread at p = 2..8 (one pencil per thread; 32 for one thread per entry, 56 to
   /// 79 for two pencils): 128 threads allow 9 to 10 resident teams; NE = 256 / Q^2 elements
   /// make the widest contraction (Q^2 pencils per element) at most two passes of the team;
-  /// fewer where the scratch of a team would exceed 22 KB (228 KB / 10 teams), down to 1.
+  /// fewer where the scratch of a team would exceed 32 KB, down to 1 (22 KB, i.e. 228 KB / 10
+  /// teams, was the first guess; the H100 sweep measured NE = 4, 3, 2 faster at p = 6, 7, 8).
   static constexpr int concurrent_threads() {
     return 128;
   }
   static constexpr int concurrent_elems() {
     int ne = 256 / Q2 < 1 ? 1 : (256 / Q2 > 16 ? 16 : 256 / Q2);
-    while (ne > 1 && 8 * Concurrent<false, 1>::scratch_doubles(ne) > 22 * 1024)
+    while (ne > 1 && 8 * Concurrent<false, 1>::scratch_doubles(ne) > 32 * 1024)
       --ne;
     return ne;
   }

@@ -165,7 +165,18 @@ void tensor_contract_batched(Form form, int order, const View2& A0, const View2&
   const int N2 = N * N, ng = 9 * nc * nc;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
   const int team = 256;
-  const int T = tile > 0 ? std::min(tile, N2) : std::min(N2, team);
+  // Tile: the largest multiple of 32 up to the team size that divides N^2 (no idle threads in
+  // the last tile; elasticity p = 1: 576 = 3 x 192), else min(N^2, team).
+  int T = std::min(N2, team);
+  if (tile > 0) {
+    T = std::min(tile, N2);
+  } else {
+    for (int t = team; t >= 128; t -= 32)
+      if (N2 % t == 0) {
+        T = t;
+        break;
+      }
+  }
   const int S = std::max(1, team / T);
   // E: the A0 registers serve E / S elements; keep the G stage within ~24 KB of scratch.
   int E = elems_per_team > 0 ? elems_per_team : std::max(S, (nc == 1 ? 32 : 16));
