@@ -80,7 +80,7 @@ TEST_CASE("concurrent transforms equal the reference for p = 1..15 and E not a m
     const auto rv = host(ref_v, Q3), rm = host(ref_m, P3);
     CHECK(rel_diff(host(old_v, Q3), rv) < 1e-13);
     CHECK(rel_diff(host(old_m, P3), rm) < 1e-13);
-    for (int pencils : {0, 1, 2})
+    for (int pencils : {0, 1, 2, 3})
       for (int ne : {0, 1, 3, 4, 8, 16})
         for (int team_size : {0, 64, 256}) {
           View2 out_v("out_v", E, Q3), out_m("out_m", E, P3);
@@ -114,7 +114,7 @@ TEST_CASE("concurrent transforms: strided rows, one element, no elements", "[fix
         backward_transform(t, cm, ref_v);
         inner_product(t, cv, ref_m);
       }
-      for (int pencils : {0, 1, 2}) {
+      for (int pencils : {0, 1, 2, 3}) {
         View2 out_wv("out_wv", E, Q3 + 2), out_wm("out_wm", E, P3 + 2);
         Kokkos::deep_copy(out_wv, 7.0);
         Kokkos::deep_copy(out_wm, 7.0);

@@ -48,8 +48,9 @@ int transforms(Options& o) {
   const std::vector<std::string> variants = o.strs(
       "variants", "blocked",
       "blocked (register-blocked pencils), entry (one thread per entry), runtime (run-time-sized "
-      "kernels), conc, conc2, conc-entry (a team's elements through each contraction together: "
-      "one or two register-blocked pencils per thread, or one thread per entry)");
+      "kernels), conc, conc2, conc3, conc-entry (a team's elements through each contraction "
+      "together: one, two or three register-blocked pencils per thread, or one thread per "
+      "entry)");
   const std::vector<int> team_elems =
       o.ints("team-elems", "1", "elements per team (conc: 0 for the per-order default)");
   const std::vector<int> team_sizes =
@@ -87,15 +88,18 @@ int transforms(Options& o) {
           for (int ne : team_elems)
             for (int team_size : team_sizes) {
               if (var != "blocked" && var != "entry" && var != "runtime" && var != "conc" &&
-                  var != "conc2" && var != "conc-entry")
-                throw InputError("dgbench transforms: --variants " + var +
-                                 ": valid are blocked, entry, runtime, conc, conc2, conc-entry");
+                  var != "conc2" && var != "conc3" && var != "conc-entry")
+                throw InputError(
+                    "dgbench transforms: --variants " + var +
+                    ": valid are blocked, entry, runtime, conc, conc2, conc3, conc-entry");
               if (var == "runtime" && (ne != team_elems.front() || team_size != team_sizes.front()))
                 continue;
               KernelVariant v;
-              v.register_blocked = var == "blocked" || var == "conc" || var == "conc2";
-              v.concurrent_transform = var == "conc" || var == "conc2" || var == "conc-entry";
-              v.pencils_per_thread = var == "conc2" ? 2 : 1;
+              v.register_blocked =
+                  var == "blocked" || var == "conc" || var == "conc2" || var == "conc3";
+              v.concurrent_transform =
+                  var == "conc" || var == "conc2" || var == "conc3" || var == "conc-entry";
+              v.pencils_per_thread = var == "conc3" ? 3 : (var == "conc2" ? 2 : 1);
               v.team_elems = ne;
               v.team_size = team_size;
               auto kernel = [&] {

@@ -1096,10 +1096,10 @@ struct Kernels {
                          pol, k);
   }
 
-  /// KernelVariant::concurrent_transform: R = 0 (one thread per entry), 1 or 2.
+  /// KernelVariant::concurrent_transform: R = 0 (one thread per entry), 1, 2 or 3.
   static void concurrent(const BasisTables& t, const View2& in, const View2& out, bool inner,
                          const KernelVariant& v) {
-    const int r = !v.register_blocked ? 0 : (v.pencils_per_thread >= 2 ? 2 : 1);
+    const int r = !v.register_blocked ? 0 : std::min(std::max(v.pencils_per_thread, 1), 3);
     if (r == 0) {
       if (inner) return concurrent<true, 0>(t, in, out, v);
       return concurrent<false, 0>(t, in, out, v);
@@ -1108,8 +1108,12 @@ struct Kernels {
       if (inner) return concurrent<true, 1>(t, in, out, v);
       return concurrent<false, 1>(t, in, out, v);
     }
-    if (inner) return concurrent<true, 2>(t, in, out, v);
-    concurrent<false, 2>(t, in, out, v);
+    if (r == 2) {
+      if (inner) return concurrent<true, 2>(t, in, out, v);
+      return concurrent<false, 2>(t, in, out, v);
+    }
+    if (inner) return concurrent<true, 3>(t, in, out, v);
+    concurrent<false, 3>(t, in, out, v);
   }
 };
 
