@@ -170,6 +170,7 @@ output: {snapshots: false, quiet: true, directory: test_out}
       KernelVariant quadrature, modal;
       quadrature.modal_affine = false;
       modal.modal_diffusion = true;
+      modal.modal_diffusion_max_order = fixed::max_order; // p = 6 too, on every backend
       s.op().set_variant(modal);
       REQUIRE(s.op().modal_path());
       const auto ref = rhs_with(s, quadrature);
@@ -187,6 +188,7 @@ output: {snapshots: false, quiet: true, directory: test_out}
         KernelVariant v;
         v.modal_affine = use_modal > 0;
         v.modal_diffusion = use_modal > 0;
+        v.modal_diffusion_max_order = fixed::max_order;
         v.modal_elems = use_modal;
         t.op().set_variant(v);
         for (int k = 0; k < 3; ++k)

@@ -125,9 +125,10 @@ int stage(Options& o) {
                 v.fixed_order = false;
               else if (var == "quadrature")
                 v.modal_affine = false;
-              else if (var == "modal")
+              else if (var == "modal") {
                 v.modal_diffusion = true;
-              else if (var != "fused" && var != "separate" && var != "blocked" && var != "modal")
+                v.modal_diffusion_max_order = fixed::max_order;
+              } else if (var != "fused" && var != "separate" && var != "blocked" && var != "modal")
                 throw InputError(
                     "dgbench stage: --variants " + var +
                     ": valid are fused, blocked, entry, recompute, separate, runtime, quadrature, "

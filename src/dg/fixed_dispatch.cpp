@@ -5,9 +5,9 @@
 
 #include "dg/core/error.hpp"
 
-#define DG_FIXED_DECLARE(p)                                                                       \
-  void stage_p##p(const StageArgs&);                                                              \
-  void traces_p##p(const StageArgs&, const View4&);                                               \
+#define DG_FIXED_DECLARE(p)                                                                        \
+  void stage_p##p(const StageArgs&);                                                               \
+  void traces_p##p(const StageArgs&, const View4&);                                                \
   void transform_p##p(const BasisTables&, const View2&, const View2&, bool, const KernelVariant&);
 
 namespace dg::fixed {
@@ -34,7 +34,10 @@ struct Entry {
   void (*traces)(const StageArgs&, const View4&);
   void (*transform)(const BasisTables&, const View2&, const View2&, bool, const KernelVariant&);
 };
-#define DG_FIXED_ENTRY(p) Entry{stage_p##p, traces_p##p, transform_p##p}
+#define DG_FIXED_ENTRY(p)                                                                          \
+  Entry {                                                                                          \
+    stage_p##p, traces_p##p, transform_p##p                                                        \
+  }
 const Entry table[] = {DG_FIXED_ENTRY(1),  DG_FIXED_ENTRY(2),  DG_FIXED_ENTRY(3),
                        DG_FIXED_ENTRY(4),  DG_FIXED_ENTRY(5),  DG_FIXED_ENTRY(6),
                        DG_FIXED_ENTRY(7),  DG_FIXED_ENTRY(8),  DG_FIXED_ENTRY(9),
@@ -50,8 +53,12 @@ const Entry& entry(int order) {
 }
 } // namespace
 
-void stage(int order, const StageArgs& a) { entry(order).stage(a); }
-void traces(int order, const StageArgs& a, const View4& out) { entry(order).traces(a, out); }
+void stage(int order, const StageArgs& a) {
+  entry(order).stage(a);
+}
+void traces(int order, const StageArgs& a, const View4& out) {
+  entry(order).traces(a, out);
+}
 void backward(int order, const BasisTables& t, const View2& modes, const View2& vals,
               const KernelVariant& v) {
   entry(order).transform(t, modes, vals, false, v);
@@ -64,7 +71,7 @@ void inner(int order, const BasisTables& t, const View2& vals, const View2& mode
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v) {
   const double P = order + 1, Q = order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double nc = diffusion ? 2.0 : 1.0, d = sizeof(double);
-  if (affine && v.modal_affine && (!diffusion || v.modal_diffusion)) { // modal: P^2 per face
+  if (affine && v.modal_affine && (!diffusion || v.modal_with_diffusion(order))) { // P^2 per face
     const double traces = 6.0 * P * P * nc * d / P3;
     return 4.0 * d + traces + 0.8 * traces + (d + traces) / 5.0 + (10.0 + 6.0 * 8.0) * d / P3 +
            (6.0 * 4.0 * 4.0) / P3;
@@ -86,8 +93,9 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
 
 double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v) {
   const double P = order + 1, Q = order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q, Q3 = Q2 * Q;
-  if (affine && v.modal_affine && (!diffusion || v.modal_diffusion)) { // modal (axis-aligned)
-    const double faces = diffusion ? 6.0 * P2 * (4.0 * P + 4.0 * P + 20.0) : 6.0 * P2 * (2.0 * P + 6.0);
+  if (affine && v.modal_affine && (!diffusion || v.modal_with_diffusion(order))) { // modal
+    const double faces =
+        diffusion ? 6.0 * P2 * (4.0 * P + 4.0 * P + 20.0) : 6.0 * P2 * (2.0 * P + 6.0);
     const double vol = P3 * (3.0 * 2.0 * P + 18.0) +
                        (diffusion ? P3 * (3.0 * 2.0 * P + 6.0 * (4.0 * P + 6.0)) : 0.0);
     const double emit = 0.8 * 6.0 * P2 * (diffusion ? 4.0 * P + 4.0 * P : 2.0 * P);
@@ -98,14 +106,14 @@ double stage_flops_per_element(int order, bool diffusion, bool affine, const Ker
   double f = 0.0;
   // values (and gradients: 2 t-, 3 s- and 4 r-contractions shared between the four)
   f += diffusion ? 2.0 * (2.0 * P3 * Q + 3.0 * P2 * Q2 + 4.0 * P * Q3) : transform;
-  f += 3.0 * transform;                      // three contravariant flux components
-  f += Q3 * (diffusion ? 45.0 : 20.0);       // point-wise flux
+  f += 3.0 * transform;                // three contravariant flux components
+  f += Q3 * (diffusion ? 45.0 : 20.0); // point-wise flux
   const double faces_per = diffusion ? 4.0 : 1.0;
-  f += 6.0 * faces_per * face * 2.0;         // this side's traces and the face inner products
-  f += 6.0 * Q2 * (diffusion ? 30.0 : 10.0); // numerical fluxes
-  f += 0.8 * 6.0 * faces_per * face;         // traces emitted for the next stage
+  f += 6.0 * faces_per * face * 2.0;             // this side's traces and the face inner products
+  f += 6.0 * Q2 * (diffusion ? 30.0 : 10.0);     // numerical fluxes
+  f += 0.8 * 6.0 * faces_per * face;             // traces emitted for the next stage
   f += affine ? P3 : 2.0 * transform + Q3 * 3.0; // inverse mass
-  f += 4.0 * P3;                                  // LSRK update
+  f += 4.0 * P3;                                 // LSRK update
   if (!affine && v.recompute_metric) f += (Q3 * 2.0 + 6.0 * Q2) * (8.0 * 9.0 * 2.0 + 40.0);
   return f;
 }

@@ -4,9 +4,9 @@
 #include "dg/dg/operator.hpp"
 
 #include "dg/core/error.hpp"
-#include "dg/dg/sum_factorization.hpp"
 #include "dg/dg/face_flux.hpp"
 #include "dg/dg/fixed_order.hpp"
+#include "dg/dg/sum_factorization.hpp"
 #include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
 
@@ -16,8 +16,12 @@ namespace dg {
 
 namespace {
 
-int cube(int n) { return n * n * n; }
-KOKKOS_INLINE_FUNCTION int max_pq(int P, int Q) { return P > Q ? P : Q; }
+int cube(int n) {
+  return n * n * n;
+}
+KOKKOS_INLINE_FUNCTION int max_pq(int P, int Q) {
+  return P > Q ? P : Q;
+}
 
 /// Scratch level 0 (shared memory) while it fits in 48 KB, level 1 (device memory) beyond.
 TeamPolicy team_policy(int n, size_t scratch_bytes) {
@@ -138,7 +142,8 @@ struct RhsKernel {
       const int a = pt % Q, b = (pt / Q) % Q, c = pt / Q2;
       const int gp = affine ? 0 : pt;
       double A[9];
-      for (int k = 0; k < 9; ++k) A[k] = vgeo(e, gp, k);
+      for (int k = 0; k < 9; ++k)
+        A[k] = vgeo(e, gp, k);
       const double det = vgeo(e, gp, 9);
       double vel[3];
       if (pde.advection.kind == 0) {
@@ -158,7 +163,8 @@ struct RhsKernel {
       }
       const double wq = w(a) * w(b) * w(c);
       for (int d = 0; d < 3; ++d)
-        V[(d + 1) * Q3 + pt] = wq * (A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] + A[3 * d + 2] * Fp[2]);
+        V[(d + 1) * Q3 + pt] =
+            wq * (A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] + A[3 * d + 2] * Fp[2]);
     });
     team.team_barrier();
     sf::inner(team, V + Q3, R, T1, T2, P, Q, Dp, Bp, Bp);
@@ -193,7 +199,8 @@ struct RhsKernel {
         neighbour_trace(type, trace, ghost, nb, nf, ip + Q * jp, diffusion, uout, gout);
         double vel[3], geo[7], out[4] = {0.0, 0.0, 0.0, 0.0};
         pde.advection.velocity(xp, vel);
-        for (int k = 0; k < 7; ++k) geo[k] = fgeo(e, f, gp, k);
+        for (int k = 0; k < 7; ++k)
+          geo[k] = fgeo(e, f, gp, k);
         face_integrands(pde, type, vel, geo, w(i) * w(j), tau_f, d, ta, tb, uin, gin, uout, gout,
                         type == face_dirichlet ? bc(xp, time) : 0.0, out);
         F[pt] = out[0];
@@ -211,7 +218,6 @@ struct RhsKernel {
         sf::face_inner(team, F + 3 * Q2, R, T1, T2, P, Q, f, &E(s, 0), Bp, Dp, true);
       }
     }
-
   }
 
   KOKKOS_INLINE_FUNCTION void inverse_mass(const TeamMember& team, int e, double* R, double* V,
@@ -224,7 +230,8 @@ struct RhsKernel {
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int i) {
         double s = 0.0;
-        for (int j = 0; j < P3; ++j) s += minv(e, i, j) * V[j];
+        for (int j = 0; j < P3; ++j)
+          s += minv(e, i, j) * V[j];
         R[i] = s;
       });
       team.team_barrier();
@@ -245,9 +252,8 @@ struct RhsKernel {
 
   KOKKOS_INLINE_FUNCTION void epilogue(const TeamMember& team, int e, const double* R) const {
     const int P3 = P * P * P;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
-      ep.apply(u, reg, e, m, R[m], u(e, m));
-    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3),
+                         [&](int m) { ep.apply(u, reg, e, m, R[m], u(e, m)); });
   }
 };
 
@@ -264,7 +270,8 @@ size_t trace_scratch_bytes(int P, int Q) {
 View1 device_points(const BasisTables&, const HostTables& h) {
   View1 x("dg::operator::x", h.Q);
   auto hx = Kokkos::create_mirror_view(x);
-  for (int a = 0; a < h.Q; ++a) hx(a) = h.x[a];
+  for (int a = 0; a < h.Q; ++a)
+    hx(a) = h.x[a];
   Kokkos::deep_copy(x, hx);
   return x;
 }
@@ -275,7 +282,8 @@ int count_dirichlet_faces(const ElementBlock& block) {
   Kokkos::parallel_reduce(
       "dg::operator::has_dirichlet", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
       KOKKOS_LAMBDA(const int e, int& c) {
-        for (int f = 0; f < 6; ++f) c += ftype(e, f) == face_dirichlet ? 1 : 0;
+        for (int f = 0; f < 6; ++f)
+          c += ftype(e, f) == face_dirichlet ? 1 : 0;
       },
       n);
   return n;
@@ -288,7 +296,8 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
     : block_(&block), pde_(pde), bc_(boundary_data) {
   all_elems_ = IView1("dg::operator::all_elems", block.nelem);
   auto h = Kokkos::create_mirror_view(all_elems_);
-  for (int e = 0; e < block.nelem; ++e) h(e) = e;
+  for (int e = 0; e < block.nelem; ++e)
+    h(e) = e;
   Kokkos::deep_copy(all_elems_, h);
   points_ = device_points(block.tables, make_tables(block.order, block.Q));
   // Pure advection needs only u on the faces: one trace component instead of two halves the
@@ -303,14 +312,13 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
 
 bool DGOperator::uses_fixed_kernels() const {
   return variant_.fixed_order && fixed::available(block_->order, block_->Q) &&
-         vol_.extent(0) == 0 &&
-         minv_.extent(0) == 0;
+         vol_.extent(0) == 0 && minv_.extent(0) == 0;
 }
 
 bool DGOperator::modal_path() const {
   return uses_fixed_kernels() && variant_.modal_affine && block_->affine &&
          pde_.advection.kind == 0 && !has_dirichlet_ &&
-         (pde_.diffusion.nu == 0.0 || variant_.modal_diffusion);
+         (pde_.diffusion.nu == 0.0 || variant_.modal_with_diffusion(block_->order));
 }
 
 namespace {
@@ -337,13 +345,24 @@ void DGOperator::compute_traces() {
   const ElementBlock& b = *block_;
   traces_current_ = false;
   if (uses_fixed_kernels()) {
-    fixed::traces(b.order, stage_args(b, pde_, bc_, 0.0, Epilogue(), all_elems_, points_, variant_,
-                               has_dirichlet_, modal_path()),
+    fixed::traces(b.order,
+                  stage_args(b, pde_, bc_, 0.0, Epilogue(), all_elems_, points_, variant_,
+                             has_dirichlet_, modal_path()),
                   b.trace);
   } else {
     const size_t bytes = trace_scratch_bytes(b.P, b.Q);
-    TraceKernel k{b.u,   b.tables.B, b.tables.D, b.tables.E, b.tables.dE, b.fgeo, b.trace,
-                  b.P,   b.Q,        b.affine,   pde_.diffusion.nu > 0.0,  bytes};
+    TraceKernel k{b.u,
+                  b.tables.B,
+                  b.tables.D,
+                  b.tables.E,
+                  b.tables.dE,
+                  b.fgeo,
+                  b.trace,
+                  b.P,
+                  b.Q,
+                  b.affine,
+                  pde_.diffusion.nu > 0.0,
+                  bytes};
     Kokkos::parallel_for("dg::operator::traces", team_policy(b.nelem, bytes), k);
   }
 }
@@ -353,8 +372,8 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
   const int n = static_cast<int>(elems.extent(0));
   if (n == 0) return;
   if (uses_fixed_kernels()) {
-    fixed::StageArgs a = stage_args(b, pde_, bc_, t, ep, elems, points_, variant_, has_dirichlet_,
-                                      modal_path());
+    fixed::StageArgs a =
+        stage_args(b, pde_, bc_, t, ep, elems, points_, variant_, has_dirichlet_, modal_path());
     a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
     if (a.ep.emit_traces) {
       if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))
@@ -367,11 +386,11 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
     return;
   }
   const size_t bytes = rhs_scratch_bytes(b.P, b.Q);
-  RhsKernel k{b.u,        b.reg,  b.tables.w, b.tables.B, b.tables.D, b.tables.E,
-              b.tables.dE, b.verts, b.vgeo,    b.ghost,    b.fgeo,     b.trace,    b.ftype,
-              b.nbr,      b.nbr_face, b.orient, b.tau,     vol_,       minv_,      elems,
-              points_,    pde_,
-              bc_,        t,      ep,         b.P,        b.Q,        b.affine,   bytes};
+  RhsKernel k{b.u,         b.reg,   b.tables.w, b.tables.B, b.tables.D, b.tables.E,
+              b.tables.dE, b.verts, b.vgeo,     b.ghost,    b.fgeo,     b.trace,
+              b.ftype,     b.nbr,   b.nbr_face, b.orient,   b.tau,      vol_,
+              minv_,       elems,   points_,    pde_,       bc_,        t,
+              ep,          b.P,     b.Q,        b.affine,   bytes};
   Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes), k);
 }
 

@@ -70,9 +70,21 @@ struct KernelVariant {
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
   /// modal_diffusion): the quadrature-free modal path (fixed-order kernels only).
   bool modal_affine = true;
-  /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off).
-  /// On the H100 3 to 8 times faster than the quadrature path for p = 2..8 (docs/performance.md).
+  /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up
+  /// to order modal_diffusion_max_order. Its symmetry and cross terms cost O(P^5) per element
+  /// against the quadrature path's O(P^4): on the H100 it is still 3 to 9.5x faster for
+  /// p = 2..8; on one CPU core 1.1 to 1.9x faster for p = 2..4 and slower from p = 5
+  /// (docs/performance.md), hence the per-backend limit.
   bool modal_diffusion = true;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  int modal_diffusion_max_order = 15;
+#else
+  int modal_diffusion_max_order = 4;
+#endif
+  /// Whether advection-diffusion of order p takes the modal path (given an affine block).
+  bool modal_with_diffusion(int order) const {
+    return modal_diffusion && order <= modal_diffusion_max_order;
+  }
   /// false: the run-time-sized kernels even where compile-time ones exist (reference path).
   bool fixed_order = true;
 };
