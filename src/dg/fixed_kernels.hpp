@@ -598,19 +598,14 @@ struct Kernels {
     KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, double* base, int e0, int nl,
                                      bool from_r, const double* S, const double* E,
                                      const double* dE, const View4& dst) const {
-      if constexpr (!DIFF) {
-        // One thread per (element, face, a): the P coefficients (a, b) of one face row, so the
-        // index arithmetic is paid once per row and the P stores are independent.
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
-          const int k = idx / (6 * P), f = (idx % (6 * P)) / P, a = idx % P;
+      constexpr bool diffusion = DIFF;
+      if (!diffusion) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+          const int k = idx / (6 * P2), fab = idx % (6 * P2);
           const Local l = local(base, k);
-          double* out = &dst(elems(e0 + k), f, 0, 0);
-          const int cs = static_cast<int>(dst.stride_2());
-          for (int b = 0; b < P; ++b) {
-            double t, n;
-            face_coefficient(from_r ? l.R : l.U, E, dE, f, a + P * b, false, t, n);
-            out[(a + P * b) * cs] = t;
-          }
+          double t, n;
+          face_coefficient(from_r ? l.R : l.U, E, dE, fab / P2, fab % P2, false, t, n);
+          dst(elems(e0 + k), fab / P2, fab % P2, 0) = t;
         });
         return;
       }
@@ -665,31 +660,7 @@ struct Kernels {
           const int k = idx / 7;
           record(elems(e0 + k), idx % 7, local(base, k).rec);
         });
-      if (!traces_only && !diffusion) {
-        // Advection: one thread per (element, face, a) gathers the P neighbour coefficients
-        // (a, b) of one face row (connectivity read once, P independent loads in flight).
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
-          const int k = idx / (6 * P), f = (idx % (6 * P)) / P, a = idx % P;
-          const int e = elems(e0 + k), type = ftype(e, f);
-          double* Fm = local(base, k).Fm + f * P2 + a;
-          if (type == face_local || type == face_ghost) {
-            const int o = orient(e, f), nb = nbr(e, f);
-            const double* src =
-                type == face_local ? &trace(nb, nbr_face(e, f), 0, 0) : &ghost(nb, 0, 0);
-            const int cs =
-                static_cast<int>(type == face_local ? trace.stride_2() : ghost.stride_1());
-            for (int b = 0; b < P; ++b) {
-              const int ip = (o & 1) ? b : a, jp = (o & 1) ? a : b;
-              const double sg =
-                  (((o & 2) && (ip & 1)) ? -1.0 : 1.0) * (((o & 4) && (jp & 1)) ? -1.0 : 1.0);
-              Fm[P * b] = sg * src[(ip + P * jp) * cs];
-            }
-          } else {
-            for (int b = 0; b < P; ++b)
-              Fm[P * b] = 0.0; // outflow: replaced by this side's values in the flux
-          }
-        });
-      } else if (!traces_only) {
+      if (!traces_only) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
           const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
           const int e = elems(e0 + k), type = ftype(e, f);
@@ -726,46 +697,30 @@ struct Kernels {
       }
 
       // 3. Upwind + SIPG fluxes, coefficient by coefficient, on the six faces.
-      if constexpr (!DIFF) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
-          const int k = idx / (6 * P), f = (idx % (6 * P)) / P, a = idx % P;
-          const Local l = local(base, k);
-          const double* fr = l.rec + FR + 8 * f;
-          const bool outflow = static_cast<int>(fr[6]) == face_outflow;
-          const double an = fr[0], dS = fr[1];
-          double* Fm = l.Fm + f * P2;
-          for (int b = 0; b < P; ++b) {
-            double uin, dummy;
-            face_coefficient(l.U, E, dE, f, a + P * b, false, uin, dummy);
-            const double uout = outflow ? uin : Fm[a + P * b];
-            Fm[a + P * b] = -physics::upwind_flux(an, uin, uout) * dS;
-          }
-        });
-      } else
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
-          const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
-          const Local l = local(base, k);
-          const double* fr = l.rec + FR + 8 * f;
-          double uin, gin = 0.0, dummy;
-          if (diffusion) {
-            uin = l.TU[fab];
-            gin = face_gradient(l.rec, f, ab % P, ab / P, S, l.TU, l.TN);
-          } else {
-            face_coefficient(l.U, E, dE, f, ab, false, uin, dummy);
-          }
-          double uout = l.Fm[fab], gout = diffusion ? l.Gn[fab] : 0.0;
-          if (static_cast<int>(fr[6]) == face_outflow) {
-            uout = uin;
-            gout = gin;
-          }
-          double flux = physics::upwind_flux(fr[0], uin, uout);
-          const double dS = fr[1];
-          if (diffusion) {
-            flux += physics::sipg_flux(nu, fr[5], uin, uout, gin, gout);
-            l.Dl[fab] = 0.5 * nu * (uin - uout) * dS;
-          }
-          l.Fm[fab] = -flux * dS;
-        });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+        const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
+        const Local l = local(base, k);
+        const double* fr = l.rec + FR + 8 * f;
+        double uin, gin = 0.0, dummy;
+        if (diffusion) {
+          uin = l.TU[fab];
+          gin = face_gradient(l.rec, f, ab % P, ab / P, S, l.TU, l.TN);
+        } else {
+          face_coefficient(l.U, E, dE, f, ab, false, uin, dummy);
+        }
+        double uout = l.Fm[fab], gout = diffusion ? l.Gn[fab] : 0.0;
+        if (static_cast<int>(fr[6]) == face_outflow) {
+          uout = uin;
+          gout = gin;
+        }
+        double flux = physics::upwind_flux(fr[0], uin, uout);
+        const double dS = fr[1];
+        if (diffusion) {
+          flux += physics::sipg_flux(nu, fr[5], uin, uout, gin, gout);
+          l.Dl[fab] = 0.5 * nu * (uin - uout) * dS;
+        }
+        l.Fm[fab] = -flux * dS;
+      });
       team.team_barrier();
 
       // 4. Volume terms, lifted face terms, M^{-1} and the epilogue.
