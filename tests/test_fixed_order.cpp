@@ -8,37 +8,20 @@
 #include "dg/mesh/generate.hpp"
 #include "dg/mesh/mesh.hpp"
 #include "dg/solver.hpp"
+#include "view_test_util.hpp"
 
 #include <cmath>
 #include <filesystem>
-#include <random>
 #include <vector>
 
 using namespace dg;
+using dgtest::random_view;
+using dgtest::rel_diff;
 
 namespace {
 std::vector<double> host(const View2& v) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
   return std::vector<double>(h.data(), h.data() + h.size());
-}
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0.0, den = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num = std::fmax(num, std::fabs(a[i] - b[i]));
-    den = std::fmax(den, std::fabs(b[i]));
-  }
-  return num / den;
-}
-View2 random_view(int rows, int cols, unsigned seed) {
-  View2 v("random", rows, cols);
-  auto h = Kokkos::create_mirror_view(v);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> U(-1.0, 1.0);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j)
-      h(i, j) = U(gen);
-  Kokkos::deep_copy(v, h);
-  return v;
 }
 } // namespace
 

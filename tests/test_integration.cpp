@@ -241,10 +241,17 @@ View3 poisoned(int nelem, int N) {
   return v;
 }
 
-} // namespace
+/// The element matrices integrate() writes into `out` (empty: a batch it allocates), as a host
+/// copy.
+auto host_matrices(Form form, const Coefficients& c, const Geometry& geo, const QuadTables& t,
+                   const Variant& v, View3 out = View3()) {
+  integrate(form, c, geo, t, v, out);
+  return Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+}
 
-TEST_CASE("quadrature element matrices match a naive host reference in every variant",
-          "[unit][integration]") {
+/// Coefficients of every form away from their defaults: kappa(x), Lame parameters, an
+/// advection-diffusion pair.
+Coefficients all_form_coefficients() {
   Coefficients c;
   c.kappa0 = 1.3;
   c.kappa_amp = 0.5;
@@ -254,6 +261,79 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
   c.velocity[1] = -0.5;
   c.velocity[2] = 0.25;
   c.nu = 0.03;
+  return c;
+}
+
+/// c with a per-point field kappa (elem, Q^3), uniform in [0.5, 2) drawn from `seed`.
+Coefficients with_kappa_field(const Coefficients& c, int nelem, int Q3, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> U(0.5, 2.0);
+  Coefficients cf = c;
+  cf.kappa_field = View2("kappa", nelem, Q3);
+  auto hk = Kokkos::create_mirror_view(cf.kappa_field);
+  for (int e = 0; e < nelem; ++e)
+    for (int q = 0; q < Q3; ++q)
+      hk(e, q) = U(rng);
+  Kokkos::deep_copy(cf.kappa_field, hk);
+  return cf;
+}
+
+/// Host reference matrices of elements 0 .. nref-1, with c's kappa field when it has one.
+std::vector<std::vector<double>> reference_matrices(Form form, const Coefficients& c,
+                                                    const mesh::HexMesh& m, int p, int nref) {
+  const auto hk = Kokkos::create_mirror_view_and_copy(HostSpace(), c.kappa_field);
+  std::vector<std::vector<double>> ref;
+  for (int e = 0; e < nref; ++e) {
+    std::vector<double> kf;
+    if (hk.extent(0) > 0)
+      for (size_t q = 0; q < hk.extent(1); ++q)
+        kf.push_back(hk(e, q));
+    ref.push_back(reference_matrix(form, c, m, e, p, kf));
+  }
+  return ref;
+}
+
+/// How a NaN entry counts in max_error: dropped (std::max keeps the running maximum), or as an
+/// infinite error (finite_or_inf: the checks on poisoned batches).
+enum class NaN { dropped, fails };
+
+/// Max entry error and max |reference| of a comparison.
+struct MaxError {
+  double err = 0.0, scale = 0.0;
+};
+
+/// Matrices 0 .. ref.size()-1 of the host batch h against host references.
+template <class HostView3>
+MaxError max_error(const HostView3& h, const std::vector<std::vector<double>>& ref, NaN nan) {
+  MaxError m;
+  for (size_t e = 0; e < ref.size(); ++e) {
+    const auto K = element_of(h, static_cast<int>(e));
+    m.scale = std::max(m.scale, max_abs(ref[e]));
+    for (size_t k = 0; k < K.size(); ++k) {
+      const double d = std::fabs(K[k] - ref[e][k]);
+      m.err = std::max(m.err, nan == NaN::fails ? finite_or_inf(d) : d);
+    }
+  }
+  return m;
+}
+
+/// Two host batches of the same shape, entry by entry (scale from the reference `r`).
+template <class HostView3>
+MaxError max_error(const HostView3& h, const HostView3& r, NaN nan) {
+  MaxError m;
+  for (size_t k = 0; k < h.size(); ++k) {
+    const double d = std::fabs(h.data()[k] - r.data()[k]);
+    m.err = std::max(m.err, nan == NaN::fails ? finite_or_inf(d) : d);
+    m.scale = std::max(m.scale, std::fabs(r.data()[k]));
+  }
+  return m;
+}
+
+} // namespace
+
+TEST_CASE("quadrature element matrices match a naive host reference in every variant",
+          "[unit][integration]") {
+  const Coefficients c = all_form_coefficients();
   std::vector<Variant> variants;
   for (bool stored : {true, false})
     for (bool scratch : {true, false})
@@ -268,40 +348,17 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
     REQUIRE(all_non_affine(geo));
     const QuadTables t = make_quad_tables(p, tm.block.Q);
     // A per-point coefficient field for one Laplacian run.
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<double> U(0.5, 2.0);
-    Coefficients cf = c;
-    cf.kappa_field = View2("kappa", geo.nelem, t.Q3);
-    auto hk = Kokkos::create_mirror_view(cf.kappa_field);
-    for (int e = 0; e < geo.nelem; ++e)
-      for (int q = 0; q < t.Q3; ++q)
-        hk(e, q) = U(rng);
-    Kokkos::deep_copy(cf.kappa_field, hk);
+    const Coefficients cf = with_kappa_field(c, geo.nelem, t.Q3, 7);
 
     for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
       if (form == Form::elasticity && p > 2) continue; // keep the naive reference fast
       for (int field = 0; field < (form == Form::laplacian ? 2 : 1); ++field) {
         const Coefficients& cc = field ? cf : c;
-        std::vector<std::vector<double>> ref;
-        for (int e = 0; e < geo.nelem; ++e) {
-          std::vector<double> kf;
-          if (field)
-            for (int q = 0; q < t.Q3; ++q)
-              kf.push_back(hk(e, q));
-          ref.push_back(reference_matrix(form, cc, tm.mesh, e, p, kf));
-        }
+        const auto ref = reference_matrices(form, cc, tm.mesh, p, geo.nelem);
         for (const Variant& v : variants) {
           if (p == 3 && !v.scratch) continue; // registers recompute C per entry: slow on a CPU
-          View3 out;
-          integrate(form, cc, geo, t, v, out);
-          auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
-          double err = 0.0, scale = 0.0;
-          for (int e = 0; e < geo.nelem; ++e) {
-            const auto K = element_of(h, e);
-            scale = std::max(scale, max_abs(ref[e]));
-            for (size_t k = 0; k < K.size(); ++k)
-              err = std::max(err, std::fabs(K[k] - ref[e][k]));
-          }
+          const auto h = host_matrices(form, cc, geo, t, v);
+          const auto [err, scale] = max_error(h, ref, NaN::dropped);
           INFO(form_name(form) << " p = " << p << " variant " << v.name() << " field " << field);
           CHECK(err <= 1e-12 * scale);
         }
@@ -312,15 +369,7 @@ TEST_CASE("quadrature element matrices match a naive host reference in every var
 
 TEST_CASE("sum-factorised quadrature assembly matches the naive host reference, p = 1..5",
           "[unit][integration]") {
-  Coefficients c;
-  c.kappa0 = 1.3;
-  c.kappa_amp = 0.5;
-  c.lambda = 2.0;
-  c.mu = 0.7;
-  c.velocity[0] = 1.0;
-  c.velocity[1] = -0.5;
-  c.velocity[2] = 0.25;
-  c.nu = 0.03;
+  const Coefficients c = all_form_coefficients();
   // {stored, scratch, ept, sumfact, j3_per_pass, i3_per_team}: metric stored / recomputed,
   // 4-element teams with a partial last team, j3 passes of 2 and 3 and i3 slabs of 2 per team
   // (partial last ones when P is not a multiple), which is how a GPU splits the work at high p.
@@ -336,37 +385,16 @@ TEST_CASE("sum-factorised quadrature assembly matches the naive host reference, 
     REQUIRE(all_non_affine(geo));
     const int nref = p <= 3 ? geo.nelem : 3;
     const QuadTables t = make_quad_tables(p, tm.block.Q);
-    std::mt19937 rng(13);
-    std::uniform_real_distribution<double> U(0.5, 2.0);
-    Coefficients cf = c;
-    cf.kappa_field = View2("kappa", geo.nelem, t.Q3);
-    auto hk = Kokkos::create_mirror_view(cf.kappa_field);
-    for (int e = 0; e < geo.nelem; ++e)
-      for (int q = 0; q < t.Q3; ++q)
-        hk(e, q) = U(rng);
-    Kokkos::deep_copy(cf.kappa_field, hk);
+    const Coefficients cf = with_kappa_field(c, geo.nelem, t.Q3, 13);
     for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
       for (int field = 0; field < (form == Form::laplacian ? 2 : 1); ++field) {
         const Coefficients& cc = field ? cf : c;
-        std::vector<std::vector<double>> ref;
-        for (int e = 0; e < nref; ++e) {
-          std::vector<double> kf;
-          if (field)
-            for (int q = 0; q < t.Q3; ++q)
-              kf.push_back(hk(e, q));
-          ref.push_back(reference_matrix(form, cc, tm.mesh, e, p, kf));
-        }
+        const auto ref = reference_matrices(form, cc, tm.mesh, p, nref);
         for (const Variant& v : variants) {
-          View3 out = poisoned(geo.nelem, components(form) * t.n); // every entry must be written
-          integrate(form, cc, geo, t, v, out);
-          auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
-          double err = 0.0, scale = 0.0;
-          for (int e = 0; e < nref; ++e) {
-            const auto K = element_of(h, e);
-            scale = std::max(scale, max_abs(ref[e]));
-            for (size_t k = 0; k < K.size(); ++k)
-              err = std::max(err, finite_or_inf(std::fabs(K[k] - ref[e][k])));
-          }
+          // Every entry must be written.
+          const auto h =
+              host_matrices(form, cc, geo, t, v, poisoned(geo.nelem, components(form) * t.n));
+          const auto [err, scale] = max_error(h, ref, NaN::fails);
           INFO(form_name(form) << " p = " << p << " variant " << v.name() << " field " << field
                                << ": max error " << err << ", max |K| " << scale);
           CHECK(err <= 1e-12 * scale);
@@ -395,19 +423,13 @@ TEST_CASE("sum-factorised assembly equals the naive quadrature kernel for anothe
     REQUIRE(all_non_affine(geo));
     const QuadTables t = make_quad_tables(p, q);
     for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
-      View3 ref;
-      integrate(form, c, geo, t, Variant{}, ref);
-      auto hr = Kokkos::create_mirror_view_and_copy(HostSpace(), ref);
+      const auto hr = host_matrices(form, c, geo, t, Variant{});
       for (const Variant& v :
            {Variant{true, true, 1, true, 0, 0}, Variant{false, true, 4, true, 2, 3}}) {
-        View3 out = poisoned(geo.nelem, components(form) * t.n); // every entry must be written
-        integrate(form, c, geo, t, v, out);
-        auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
-        double err = 0.0, scale = 0.0;
-        for (size_t k = 0; k < h.size(); ++k) {
-          err = std::max(err, finite_or_inf(std::fabs(h.data()[k] - hr.data()[k])));
-          scale = std::max(scale, std::fabs(hr.data()[k]));
-        }
+        // Every entry must be written.
+        const auto h =
+            host_matrices(form, c, geo, t, v, poisoned(geo.nelem, components(form) * t.n));
+        const auto [err, scale] = max_error(h, hr, NaN::fails);
         INFO(form_name(form) << " p = " << p << " q = " << q << " variant " << v.name()
                              << ": max error " << err << ", max |K| " << scale);
         CHECK(err <= 1e-12 * scale);
@@ -433,18 +455,10 @@ TEST_CASE("sum-factorised assembly equals the naive quadrature kernel at p = 6, 
     const QuadTables t = make_quad_tables(p, tm.block.Q);
     for (Form form : {Form::mass, Form::laplacian}) {
       if (form == Form::laplacian && p > 6) continue;
-      View3 ref;
-      integrate(form, c, geo, t, Variant{}, ref);
-      auto hr = Kokkos::create_mirror_view_and_copy(HostSpace(), ref);
+      const auto hr = host_matrices(form, c, geo, t, Variant{});
       const Variant v{true, true, 1, true, 3, 0};
-      View3 out = poisoned(geo.nelem, components(form) * t.n);
-      integrate(form, c, geo, t, v, out);
-      auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
-      double err = 0.0, scale = 0.0;
-      for (size_t k = 0; k < h.size(); ++k) {
-        err = std::max(err, finite_or_inf(std::fabs(h.data()[k] - hr.data()[k])));
-        scale = std::max(scale, std::fabs(hr.data()[k]));
-      }
+      const auto h = host_matrices(form, c, geo, t, v, poisoned(geo.nelem, components(form) * t.n));
+      const auto [err, scale] = max_error(h, hr, NaN::fails);
       INFO(form_name(form) << " p = " << p << ": max error " << err << ", max |K| " << scale);
       CHECK(err <= 1e-12 * scale);
     }
@@ -465,9 +479,7 @@ TEST_CASE("element matrices: symmetry, Laplacian kernel, mass sums to the volume
   c.mu = 0.8;
   auto hvol = Kokkos::create_mirror_view_and_copy(HostSpace(), tm.block.volume);
   for (Form form : {Form::mass, Form::laplacian, Form::elasticity}) {
-    View3 out;
-    integrate(form, c, geo, t, Variant{}, out);
-    auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+    const auto h = host_matrices(form, c, geo, t, Variant{});
     const int N = static_cast<int>(h.extent(1));
     for (int e = 0; e < geo.nelem; ++e) {
       const auto K = element_of(h, e);
@@ -568,16 +580,11 @@ TEST_CASE("tensor representation A0 : G_e equals quadrature on affine elements",
     const QuadTables t = make_quad_tables(p, p + 2);
     for (Form form : {Form::laplacian, Form::elasticity}) {
       if (form == Form::elasticity && p > 3) continue;
-      View3 tq, tt;
-      integrate(form, c, geo, t, Variant{}, tq);
+      const auto hq = host_matrices(form, c, geo, t, Variant{});
+      View3 tt;
       tensor_integrate(form, c, verts, p, tt);
-      auto hq = Kokkos::create_mirror_view_and_copy(HostSpace(), tq);
-      auto ht = Kokkos::create_mirror_view_and_copy(HostSpace(), tt);
-      double err = 0.0, scale = 0.0;
-      for (size_t k = 0; k < hq.size(); ++k) {
-        err = std::max(err, std::fabs(hq.data()[k] - ht.data()[k]));
-        scale = std::max(scale, std::fabs(hq.data()[k]));
-      }
+      const auto ht = Kokkos::create_mirror_view_and_copy(HostSpace(), tt);
+      const auto [err, scale] = max_error(ht, hq, NaN::dropped);
       INFO(form_name(form) << " p = " << p);
       CHECK(err <= 1e-12 * scale);
     }
@@ -611,9 +618,7 @@ TEST_CASE("tensor contraction, per-element and batched kernels, match a naive ho
     const View2 A0 = reference_tensor_device(p);
     for (Form form : {Form::laplacian, Form::elasticity}) {
       if (form == Form::elasticity && p > 2) continue; // keep the naive reference fast
-      std::vector<std::vector<double>> ref;
-      for (int e = 0; e < nelem; ++e)
-        ref.push_back(reference_matrix(form, c, tm.mesh, e, p, {}));
+      const auto ref = reference_matrices(form, c, tm.mesh, p, nelem);
       View2 G;
       geometric_tensor(form, c, tm.block.verts, G);
       // kind -1: tensor_contract; otherwise tensor_contract_batched(ept, tile).
@@ -626,13 +631,7 @@ TEST_CASE("tensor contraction, per-element and batched kernels, match a naive ho
           tensor_contract_batched(form, p, A0, G, out, k[0], k[1]);
         auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
         REQUIRE(h.extent(0) == size_t(nelem));
-        double err = 0.0, scale = 0.0;
-        for (int e = 0; e < nelem; ++e) {
-          const auto K = element_of(h, e);
-          scale = std::max(scale, max_abs(ref[e]));
-          for (size_t i = 0; i < K.size(); ++i)
-            err = std::max(err, std::fabs(K[i] - ref[e][i]));
-        }
+        const auto [err, scale] = max_error(h, ref, NaN::dropped);
         INFO(form_name(form) << " p = " << p << " ept " << k[0] << " tile " << k[1]);
         CHECK(err <= 1e-12 * scale);
       }

@@ -6,13 +6,15 @@
 #include "catch.hpp"
 #include "dg/dg/fixed_order.hpp"
 #include "dg/dg/transforms.hpp"
+#include "view_test_util.hpp"
 
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
 using namespace dg;
+using dgtest::random_view;
+using dgtest::rel_diff;
 
 namespace {
 /// Entries (e, 0..cols-1) of v on the host.
@@ -27,26 +29,6 @@ std::vector<double> host(const View2& v, int cols) {
     for (int m = 0; m < cols; ++m)
       r.push_back(h(e, m));
   return r;
-}
-/// max |a - b| / max |b|.
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0.0, den = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num = std::fmax(num, std::fabs(a[i] - b[i]));
-    den = std::fmax(den, std::fabs(b[i]));
-  }
-  return num / den;
-}
-View2 random_view(int rows, int cols, unsigned seed) {
-  View2 v("random", rows, cols);
-  auto h = Kokkos::create_mirror_view(v);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> U(-1.0, 1.0);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j)
-      h(i, j) = U(gen);
-  Kokkos::deep_copy(v, h);
-  return v;
 }
 /// The concurrent kernel with `pencils` register-blocked pencils per thread (0: one thread per
 /// output entry).

@@ -265,20 +265,7 @@ void integrate(Form form, const Coefficients& coef, const Geometry& geo, const Q
     integrate_sumfact(form, coef, geo, t, v, out);
     return;
   }
-  switch (form) {
-  case Form::mass:
-    launch_form<Form::mass>(coef, geo, t, v, out);
-    break;
-  case Form::laplacian:
-    launch_form<Form::laplacian>(coef, geo, t, v, out);
-    break;
-  case Form::elasticity:
-    launch_form<Form::elasticity>(coef, geo, t, v, out);
-    break;
-  case Form::advection_diffusion:
-    launch_form<Form::advection_diffusion>(coef, geo, t, v, out);
-    break;
-  }
+  with_form(form, [&](auto f) { launch_form<decltype(f)::value>(coef, geo, t, v, out); });
 }
 
 // Flop counts (multiply and add each count one; sin as one). Per point:

@@ -322,20 +322,7 @@ void integrate_sumfact(Form form, const Coefficients& coef, const Geometry& geo,
                 out.extent(2) == size_t(N),
             "integrate_sumfact: out must be (elem, " << N << ", " << N << ")");
   if (geo.nelem == 0) return;
-  switch (form) {
-  case Form::mass:
-    launch_form<Form::mass>(coef, geo, t, v, out);
-    break;
-  case Form::laplacian:
-    launch_form<Form::laplacian>(coef, geo, t, v, out);
-    break;
-  case Form::elasticity:
-    launch_form<Form::elasticity>(coef, geo, t, v, out);
-    break;
-  case Form::advection_diffusion:
-    launch_form<Form::advection_diffusion>(coef, geo, t, v, out);
-    break;
-  }
+  with_form(form, [&](auto f) { launch_form<decltype(f)::value>(coef, geo, t, v, out); });
 }
 
 // Flops per element (multiply and add one each), per (a, b) block (nc^2 of them):

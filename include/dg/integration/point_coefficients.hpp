@@ -1,13 +1,15 @@
 // The coefficient tensor C_q of the quadrature element matrices at one Gauss point (weight,
 // metric terms, PDE coefficients), shared by the naive kernel (src/integration/quadrature.cpp)
 // and the sum-factorised one (src/integration/sumfact.cpp), so that both integrate the same
-// numbers.
+// numbers, and the one dispatch from a run-time form to their kernel templates (with_form).
 #pragma once
 
 #include "dg/core/kokkos.hpp"
 #include "dg/dg/trilinear.hpp"
 #include "dg/integration/element_matrices.hpp"
 #include "dg/integration/metric.hpp"
+
+#include <type_traits>
 
 namespace dg::integration {
 
@@ -45,6 +47,26 @@ inline double coefficient_flops(Form f, bool kappa_field) {
     return 71;
   }
   return 0;
+}
+
+/// Calls fn(std::integral_constant<Form, F>{}) for the run-time form f: the one switch from a
+/// form to the kernel templates of the naive and the sum-factorised assembly.
+template <class Fn>
+void with_form(Form f, Fn&& fn) {
+  switch (f) {
+  case Form::mass:
+    fn(std::integral_constant<Form, Form::mass>{});
+    break;
+  case Form::laplacian:
+    fn(std::integral_constant<Form, Form::laplacian>{});
+    break;
+  case Form::elasticity:
+    fn(std::integral_constant<Form, Form::elasticity>{});
+    break;
+  case Form::advection_diffusion:
+    fn(std::integral_constant<Form, Form::advection_diffusion>{});
+    break;
+  }
 }
 
 /// Metric and coefficient data of a batch of elements, evaluated point by point.
