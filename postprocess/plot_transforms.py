@@ -23,6 +23,13 @@ Writes into OUTDIR:
   of each run (GPU ~1e8 DOF, CPU ~2e6 DOF per rank), with and without the transfer.
 * transforms_bandwidth.png: fraction of the measured copy bandwidth against p at the largest
   GPU size, one line per variant (blocked, entry with 1 and 4 elements per team, runtime).
+* transforms_concurrent.png (with --concurrent CSV...): the same fraction for the best of the
+  one-element-at-a-time kernels (blocked, entry) and of the concurrent ones (conc, conc2,
+  conc3, conc-entry, any elements per team and team size) over all the CSVs given, e.g.
+
+      /usr/bin/python3 postprocess/plot_transforms.py docs/data/transforms_h100.csv -o docs \
+          --concurrent docs/data/transforms_h100_conc.csv docs/data/transforms_h100_conc3.csv \
+          docs/data/transforms_h100_p8_sweep.csv docs/data/transforms_h100_conc_high.csv
 
 The "largest size" of a run is, for each (op, p), the element count that is not one of the
 paper's sizes 8..512. Speedups compare rates (DOF/s, all ranks together), each platform at its
@@ -186,6 +193,36 @@ def plot_bandwidth(gpu, out):
     return path
 
 
+def plot_concurrent(rows, out):
+    """Best fraction of the copy bandwidth at ~1e8 DOF: sequential vs concurrent kernels."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    groups = {"one element after another (blocked, entry)": ("blocked", "entry"),
+              "concurrent elements (conc, conc2, conc3, conc-entry)":
+                  ("conc", "conc2", "conc3", "conc-entry")}
+    for ax, op in zip(axes, OPS):
+        for lab, variants in groups.items():
+            pts = []
+            for p in orders(rows):
+                c = [r for r in rows if r["op"] == op and r["p"] == p and r["dof"] > 5e7
+                     and r["variant"] in variants and r["frac_copy_bw"] is not None]
+                if c:
+                    pts.append((p, max(r["frac_copy_bw"] for r in c)))
+            ax.plot([p for p, _ in pts], [f for _, f in pts], "o-", ms=4, label=lab)
+        ax.axhline(0.7, color="k", ls="--", lw=0.8, label="target 70%")
+        ax.set_title(f"{op}, ~1e8 DOF, best configuration per p")
+        ax.set_xlabel("order p (q = p + 2)")
+        ax.set_ylim(0, 1.15)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("fraction of measured copy bandwidth")
+    axes[1].legend(fontsize=8)
+    fig.suptitle("Transforms on one H100: concurrent elements per team")
+    fig.tight_layout()
+    path = os.path.join(out, "transforms_concurrent.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def tables(gpu, cpus):
     for op in OPS:
         bw = bandwidth(gpu, op)
@@ -226,6 +263,7 @@ def main(argv=None):
     ap.add_argument("--cpu16", help="CSV of the CPU build at 16 ranks")
     ap.add_argument("-o", "--outdir", default=".", help="folder for the PNGs")
     ap.add_argument("--tables", action="store_true", help="print markdown tables")
+    ap.add_argument("--concurrent", nargs="+", help="CSVs with the concurrent variants")
     a = ap.parse_args(argv)
     gpu = read(a.gpu)
     cpus = {}
@@ -238,6 +276,9 @@ def main(argv=None):
     if cpus:
         print(plot_speedup(gpu, cpus, a.outdir))
     print(plot_bandwidth(gpu, a.outdir))
+    if a.concurrent:
+        rows = gpu + [r for path in a.concurrent for r in read(path)]
+        print(plot_concurrent(rows, a.outdir))
     if a.tables:
         tables(gpu, cpus)
 
