@@ -85,6 +85,25 @@ KOKKOS_INLINE_FUNCTION void map_from_vertices(const double* X, const double r[3]
 }
 
 // ------------------------------------------------------------------------------------------
+#if defined(__CUDA_ARCH__)
+extern __shared__ double dg_fixed_dynamic_shared[];
+#endif
+
+/// A pointer into a team's level-0 scratch (CUDA dynamic shared memory) re-derived from a
+/// __shared__ array, so that the compiler emits shared-memory loads and stores (LDS/STS with
+/// 32-bit offsets) instead of generic ones with 64-bit address arithmetic: measured on the
+/// modal kernel, the generic form made about 60% of its instructions integer address
+/// arithmetic (docs/performance.md). Identity elsewhere. Only for level-0 scratch.
+KOKKOS_INLINE_FUNCTION double* shared_space(double* p) {
+#if defined(__CUDA_ARCH__)
+  const size_t off =
+      __cvta_generic_to_shared(p) - __cvta_generic_to_shared(dg_fixed_dynamic_shared);
+  return dg_fixed_dynamic_shared + off / sizeof(double);
+#else
+  return p;
+#endif
+}
+
 template <int P, int Q>
 struct Kernels {
   static constexpr int P2 = P * P, P3 = P * P * P, Q2 = Q * Q, Q3 = Q * Q * Q;
@@ -595,9 +614,9 @@ struct Kernels {
 
     /// Modal traces of the states V of the team's nl elements into dst (elem, face, 0..P^2-1,
     /// 0..ncomp-1); with diffusion the face values go through TU, TN first.
-    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, double* base, int e0, int nl,
-                                     bool from_r, const double* S, const double* E,
-                                     const double* dE, const View4& dst) const {
+    KOKKOS_FORCEINLINE_FUNCTION void emit(const TeamMember& team, double* base, int e0, int nl,
+                                          bool from_r, const double* S, const double* E,
+                                          const double* dE, const View4& dst) const {
       constexpr bool diffusion = DIFF;
       if (!diffusion) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
@@ -625,13 +644,22 @@ struct Kernels {
     }
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+      double* scratch = static_cast<double*>(
+          team.team_scratch(level).get_shmem(sizeof(double) * (shared_doubles() + ne * ED)));
+      // Two inlined copies: with level-0 scratch the compiler sees shared-memory pointers
+      // (32-bit LDS/STS addressing, see shared_space); level 1 lives in global memory.
+      if (level == 0)
+        run(team, shared_space(scratch));
+      else
+        run(team, scratch);
+    }
+
+    KOKKOS_FORCEINLINE_FUNCTION void run(const TeamMember& team, double* S) const {
       constexpr bool diffusion = DIFF;
       const bool lsrk = ep.mode == Epilogue::lsrk;
       const int nelem = static_cast<int>(elems.extent(0));
       const int e0 = team.league_rank() * ne;
       const int nl = nelem - e0 < ne ? nelem - e0 : ne;
-      double* S = static_cast<double*>(
-          team.team_scratch(level).get_shmem(sizeof(double) * (shared_doubles() + ne * ED)));
       double* K = S + P2;
       double* E = K + P2;
       double* dE = E + 2 * P;
