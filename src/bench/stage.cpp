@@ -125,17 +125,20 @@ int stage(Options& o) {
                 v.fixed_order = false;
               else if (var == "quadrature")
                 v.modal_affine = false;
+              else if (var == "modal-entry")
+                v.modal_pencil = false;
               else if (var == "modal") {
                 v.modal_diffusion = true;
                 v.modal_diffusion_max_order = fixed::max_order;
-              } else if (var != "fused" && var != "separate" && var != "blocked" && var != "modal")
+              } else if (var != "fused" && var != "separate" && var != "blocked")
                 throw InputError(
                     "dgbench stage: --variants " + var +
                     ": valid are fused, blocked, entry, recompute, separate, runtime, quadrature, "
-                    "modal");
+                    "modal, modal-entry");
               if (var == "recompute" && me == "affine") continue;
               if (var == "quadrature" && me != "affine") continue;
               if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
+              if (var == "modal-entry" && (me != "affine" || ph != "advection")) continue;
               s.op().set_variant(v);
               if (!s.op().modal_path() && mel != modal_elems.front()) continue;
               View2 res;

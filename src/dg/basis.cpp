@@ -121,6 +121,17 @@ BasisTables to_device(const HostTables& t) {
           S[i * t.P + m] += t.w[a] * t.D[a * t.P + i] * t.B[a * t.P + m];
           K[i * t.P + m] += t.w[a] * t.D[a * t.P + i] * t.D[a * t.P + m];
         }
+  // The modal kernels (ModalPencil) rely on the structure of the orthonormal Legendre basis:
+  // S(i, m) = 0 unless m < i and i + m odd; phi_m(-1) = (-1)^m phi_m(1).
+  if (!t.w.empty() && t.Q > t.P)
+    for (int i = 0; i < t.P; ++i)
+      for (int m = 0; m < t.P; ++m)
+        if (!(m < i && (i + m) % 2 == 1))
+          DG_VERIFY(std::fabs(S[i * t.P + m]) < 1e-10,
+                    "basis: S(" << i << ", " << m << ") = " << S[i * t.P + m] << " is not zero");
+  for (int m = 0; m < t.P; ++m)
+    DG_VERIFY(std::fabs(t.E[m] - (m % 2 ? -1.0 : 1.0) * t.E[t.P + m]) < 1e-12,
+              "basis: phi_" << m << "(-1) != (-1)^m phi_" << m << "(1)");
   d.S = device_matrix("dg::basis::S", S, t.P, t.P);
   d.K = device_matrix("dg::basis::K", K, t.P, t.P);
   return d;

@@ -89,6 +89,16 @@ KOKKOS_INLINE_FUNCTION void map_from_vertices(const double* X, const double r[3]
 extern __shared__ double dg_fixed_dynamic_shared[];
 #endif
 
+/// Full unrolling of a loop with a compile-time trip count (index arithmetic and the structural
+/// zeros of the tables folded at compile time).
+#if defined(__CUDA_ARCH__)
+#define DG_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__)
+#define DG_UNROLL _Pragma("GCC unroll 16")
+#else
+#define DG_UNROLL
+#endif
+
 /// A pointer into a team's level-0 scratch (CUDA dynamic shared memory) re-derived from a
 /// __shared__ array, so that the compiler emits shared-memory loads and stores (LDS/STS with
 /// 32-bit offsets) instead of generic ones with 64-bit address arithmetic: measured on the
@@ -831,6 +841,272 @@ struct Kernels {
     }
   };
 
+  // ----------------------------------------------------------------------------------------
+  /// The modal advection stage (nu = 0) in pencil form: the same discretisation and answer as
+  /// Modal<false>, organised to issue few instructions per degree of freedom (the modal kernel
+  /// is instruction-bound, docs/performance.md):
+  ///  * the neighbour connectivity of each face (element, trace pointer, orientation) is read once
+  ///    per face into team scratch, not once per face coefficient;
+  ///  * the face pass runs one thread per face coefficient pair (a, b) through all six faces, so
+  ///    the pencil strides are compile-time constants and the two faces of a direction share
+  ///    their pencil loads (E_0(m) = (-1)^m E_1(m) for the orthonormal Legendre basis);
+  ///  * the volume pass runs one thread per x-pencil (j, k): the x-derivative works on the
+  ///    pencil in registers with compile-time indices, so the structural zeros of
+  ///    S(i, q) = int phi_i' phi_q (non-zero only for q < i, i + q odd; checked where the tables
+  ///    are built) are skipped at compile time; the y- and z-derivatives reuse one row of S each;
+  ///  * the update and the global stores run per mode after a barrier (coalesced).
+  struct ModalPencil {
+    View2 u, reg;
+    View3 vgeo, ghost;
+    View4 fgeo, trace, trace_out;
+    IView2 ftype, nbr, nbr_face, orient;
+    IView1 elems;
+    BasisTables tables;
+    double vel[3];
+    Epilogue ep;
+    bool traces_only;
+    int ne; // elements per team
+    int level;
+
+    /// Per-element record: [0..2] c_d = adj(J)[d] . a, [3] 1/|J|; face f at FR + 3 f: a . n,
+    /// dS, face type.
+    static constexpr int FR = 4, GR = FR + 3 * 6;
+    static constexpr int TD = P2 + P;             // team: S, E_1
+    static constexpr int ED = 2 * P3 + 6 * P2 + GR; // element: U, R, Fm, record
+    static constexpr int INFO = 13; // 64-bit words per element: 6 x (trace pointer, code), id
+    KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
+      return TD + ne * (ED + INFO);
+    }
+
+    /// Values at the faces s = 0, 1 of direction D of pencil (a, b): t0 = sum E_0(m) v_m,
+    /// t1 = sum E_1(m) v_m from the even and odd partial sums.
+    template <int D>
+    KOKKOS_FORCEINLINE_FUNCTION static void face_pair(const double* U, int a, int b,
+                                                      const double* E1, double& t0, double& t1) {
+      constexpr int stride = D == 0 ? 1 : (D == 1 ? P : P2);
+      const double* v = U + (D == 0 ? P * (a + P * b) : (D == 1 ? a + P2 * b : a + P * b));
+      double even = 0.0, odd = 0.0;
+      DG_UNROLL
+      for (int m = 0; m < P; ++m) {
+        if (m % 2 == 0)
+          even += E1[m] * v[m * stride];
+        else
+          odd += E1[m] * v[m * stride];
+      }
+      t0 = even - odd;
+      t1 = even + odd;
+    }
+
+    /// Face coefficients of the states U of the team's nl elements into trace_out.
+    KOKKOS_FORCEINLINE_FUNCTION void emit(const TeamMember& team, const double* E, double* base,
+                                          const long long* info, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+        const double* U = base + k * ED;
+        const int e = static_cast<int>(info[k * INFO + 12]);
+        double E1[P];
+        DG_UNROLL
+        for (int m = 0; m < P; ++m)
+          E1[m] = E[m];
+        double t0, t1;
+        face_pair<0>(U, a, b, E1, t0, t1);
+        trace_out(e, 0, ab, 0) = t0;
+        trace_out(e, 1, ab, 0) = t1;
+        face_pair<1>(U, a, b, E1, t0, t1);
+        trace_out(e, 2, ab, 0) = t0;
+        trace_out(e, 3, ab, 0) = t1;
+        face_pair<2>(U, a, b, E1, t0, t1);
+        trace_out(e, 4, ab, 0) = t0;
+        trace_out(e, 5, ab, 0) = t1;
+      });
+    }
+
+    KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+      double* scratch = static_cast<double*>(
+          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles(ne)));
+      if (level == 0)
+        run(team, shared_space(scratch));
+      else
+        run(team, scratch);
+    }
+
+    KOKKOS_FORCEINLINE_FUNCTION void run(const TeamMember& team, double* S) const {
+      const bool lsrk = ep.mode == Epilogue::lsrk;
+      const int nelem = static_cast<int>(elems.extent(0));
+      const int e0 = team.league_rank() * ne;
+      const int nl = nelem - e0 < ne ? nelem - e0 : ne;
+      double* E = S + P2; // E_1(m) = phi_m(1)
+      double* base = S + TD;
+      long long* info = reinterpret_cast<long long*>(base + ne * ED);
+
+      // 0. Tables; element ids; per face the neighbour's trace pointer and orientation code
+      //    (bit 4: a and b swapped; bits 5, 6: sign flips with the parity of a, b; bits 8..:
+      //    components per trace entry).
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TD), [&](int m) {
+        if (m < P2)
+          S[m] = tables.S(m / P, m % P);
+        else
+          E[m - P2] = tables.E(1, m - P2);
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6), [&](int idx) {
+        const int k = idx / 6, f = idx % 6, e = elems(e0 + k);
+        long long* inf = info + k * INFO;
+        if (f == 0) inf[12] = e;
+        if (traces_only) return;
+        const int type = ftype(e, f);
+        const double* src = nullptr;
+        int nc = 1;
+        if (type == face_local) {
+          src = &trace(nbr(e, f), nbr_face(e, f), 0, 0);
+          nc = static_cast<int>(trace.extent(3));
+        } else if (type == face_ghost) {
+          src = &ghost(nbr(e, f), 0, 0);
+          nc = static_cast<int>(ghost.extent(2));
+        }
+        int code = nc << 8;
+        if (src) {
+          const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
+          code |= (swap << 4) | ((swap ? fb : fa) << 5) | ((swap ? fa : fb) << 6);
+        }
+        inf[2 * f] = reinterpret_cast<long long>(src);
+        inf[2 * f + 1] = code;
+      });
+      team.team_barrier();
+
+      // 1. Every other global read: states, registers, geometry records, neighbours' traces.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3, e = static_cast<int>(info[k * INFO + 12]);
+        double* U = base + k * ED;
+        U[m] = u(e, m);
+        if (lsrk && !traces_only) U[P3 + m] = reg(e, m);
+      });
+      if (!traces_only) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 7), [&](int idx) {
+          const int k = idx / 7, g = idx % 7, e = static_cast<int>(info[k * INFO + 12]);
+          double* rec = base + k * ED + 2 * P3 + 6 * P2;
+          if (g == 6) {
+            double A[10];
+            for (int c = 0; c < 10; ++c)
+              A[c] = vgeo(e, 0, c);
+            for (int d = 0; d < 3; ++d)
+              rec[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
+            rec[3] = 1.0 / A[9];
+          } else {
+            double* fr = rec + FR + 3 * g;
+            fr[0] = vel[0] * fgeo(e, g, 0, 0) + vel[1] * fgeo(e, g, 0, 1) +
+                    vel[2] * fgeo(e, g, 0, 2);
+            fr[1] = fgeo(e, g, 0, 3);
+            fr[2] = static_cast<double>(ftype(e, g));
+          }
+        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+          const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
+          const long long* inf = info + k * INFO + 2 * f;
+          const double* src = reinterpret_cast<const double*>(inf[0]);
+          double v = 0.0; // boundary faces: replaced by this side's value (outflow) later
+          if (src) {
+            const int code = static_cast<int>(inf[1]), a = ab % P, b = ab / P;
+            v = src[((code & 16) ? b + P * a : a + P * b) * (code >> 8)];
+            if ((((code >> 5) & a) ^ ((code >> 6) & b)) & 1) v = -v;
+          }
+          base[k * ED + 2 * P3 + fab] = v;
+        });
+      }
+      team.team_barrier();
+      if (traces_only) {
+        emit(team, E, base, info, nl);
+        return;
+      }
+
+      // 2. Upwind fluxes: one thread per face coefficient (a, b) through the six faces.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+        const double* U = base + k * ED;
+        double* Fm = base + k * ED + 2 * P3;
+        const double* fr = Fm + 6 * P2 + FR;
+        double E1[P];
+        DG_UNROLL
+        for (int m = 0; m < P; ++m)
+          E1[m] = E[m];
+        double t[6];
+        face_pair<0>(U, a, b, E1, t[0], t[1]);
+        face_pair<1>(U, a, b, E1, t[2], t[3]);
+        face_pair<2>(U, a, b, E1, t[4], t[5]);
+        DG_UNROLL
+        for (int f = 0; f < 6; ++f) {
+          const double uin = t[f], an = fr[3 * f], dS = fr[3 * f + 1];
+          const double uout =
+              static_cast<int>(fr[3 * f + 2]) == face_outflow ? uin : Fm[f * P2 + ab];
+          Fm[f * P2 + ab] = -physics::upwind_flux(an, uin, uout) * dS;
+        }
+      });
+      team.team_barrier();
+
+      // 3. Volume and lifted face terms, M^{-1}: one thread per x-pencil (j, l) of an element.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
+        const double* U = base + k * ED;
+        double* R = base + k * ED + P3 + P * jl;
+        const double* Fm = base + k * ED + 2 * P3;
+        const double* rec = Fm + 6 * P2;
+        double u0[P], sj[P], sl[P];
+        DG_UNROLL
+        for (int q = 0; q < P; ++q) {
+          u0[q] = U[P * jl + q];
+          sj[q] = S[j * P + q];
+          sl[q] = S[l * P + q];
+        }
+        const double c0 = rec[0], c1 = rec[1], c2 = rec[2], ij = rec[3];
+        const double fx0 = Fm[jl], fx1 = Fm[P2 + jl];
+        const double ey1 = E[j], ez1 = E[l];
+        const double ey0 = (j & 1) ? -ey1 : ey1, ez0 = (l & 1) ? -ez1 : ez1;
+        const double* Uy = U + P2 * l;    // U(i, q, l) = Uy[i + P q]
+        const double* Uz = U + P * j;     // U(i, j, q) = Uz[i + P2 q]
+        const double* Fy = Fm + 2 * P2 + P * l;
+        const double* Fz = Fm + 4 * P2 + P * j;
+        DG_UNROLL
+        for (int i = 0; i < P; ++i) {
+          double v0 = 0.0, v1 = 0.0, v2 = 0.0;
+          DG_UNROLL
+          for (int q = 0; q < i; ++q)
+            if ((i + q) % 2 == 1) v0 += S[i * P + q] * u0[q];
+          DG_UNROLL
+          for (int q = 0; q < P; ++q) {
+            v1 += sj[q] * Uy[i + P * q];
+            v2 += sl[q] * Uz[i + P2 * q];
+          }
+          const double ei1 = E[i], ei0 = (i % 2 == 1) ? -ei1 : ei1;
+          double r = c0 * v0 + c1 * v1 + c2 * v2;
+          r += ei0 * fx0 + ei1 * fx1;
+          r += ey0 * Fy[i] + ey1 * Fy[P2 + i];
+          r += ez0 * Fz[i] + ez1 * Fz[P2 + i];
+          r *= ij;
+          R[i] = lsrk ? ep.a * R[i] + ep.dt * r : r;
+        }
+      });
+      team.team_barrier();
+
+      // 4. The update and the global stores, one thread per mode.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3, e = static_cast<int>(info[k * INFO + 12]);
+        double* U = base + k * ED;
+        const double kr = U[P3 + m];
+        if (lsrk) {
+          reg(e, m) = kr;
+          const double un = U[m] + ep.b * kr;
+          u(e, m) = un;
+          U[m] = un;
+        } else {
+          ep.out(e, m) = kr;
+        }
+      });
+      if (lsrk && ep.emit_traces) {
+        team.team_barrier();
+        emit(team, E, base, info, nl);
+      }
+    }
+  };
+
   /// Elements per team on the modal path: the variant's modal_elems, else by order (GPUs;
   /// one on CPUs, where a team is one thread).
   static int modal_elems(const KernelVariant& v) {
@@ -849,8 +1125,51 @@ struct Kernels {
     const int ne = modal_elems(a.variant);
     if (a.pde.diffusion.nu > 0.0)
       launch_modal<true>(a, traces_only, out, ne);
+    else if (a.variant.modal_pencil)
+      launch_pencil(a, traces_only, out);
     else
       launch_modal<false>(a, traces_only, out, ne);
+  }
+
+  /// Elements per team and threads of the pencil kernel: on GPUs about 128 pencils (P^2 per
+  /// element) per team, the threads rounded up to whole warps; one element on CPUs.
+  static int pencil_elems(const KernelVariant& v) {
+    if (v.modal_elems > 0) return v.modal_elems;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    return P2 >= 128 ? 1 : 128 / P2;
+#else
+    return 1;
+#endif
+  }
+
+  static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
+    const int n = static_cast<int>(a.elems.extent(0));
+    const ElementBlock& b = *a.block;
+    const int ne = pencil_elems(a.variant);
+    ModalPencil k{b.u,
+                  b.reg,
+                  b.vgeo,
+                  b.ghost,
+                  b.fgeo,
+                  b.trace,
+                  out,
+                  b.ftype,
+                  b.nbr,
+                  b.nbr_face,
+                  b.orient,
+                  a.elems,
+                  b.tables,
+                  {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
+                  a.ep,
+                  traces_only,
+                  ne,
+                  0};
+    const size_t bytes = sizeof(double) * ModalPencil::scratch_doubles(ne) + 256;
+    const int threads =
+        a.variant.team_size > 0 ? a.variant.team_size : std::min(256, (ne * P2 + 31) / 32 * 32);
+    const TeamPolicy pol = policy((n + ne - 1) / ne, bytes, k, threads);
+    Kokkos::parallel_for(traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage",
+                         pol, k);
   }
 
   template <bool DIFF>

@@ -70,6 +70,10 @@ struct KernelVariant {
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
   /// modal_diffusion): the quadrature-free modal path (fixed-order kernels only).
   bool modal_affine = true;
+  /// The modal advection stage in pencil form (ModalPencil: face and volume passes one thread per
+  /// pencil, structural zeros skipped); false: one thread per mode and face coefficient
+  /// (dgbench stage --variants modal-entry).
+  bool modal_pencil = true;
   /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up
   /// to order modal_diffusion_max_order. Its symmetry and cross terms cost O(P^5) per element
   /// against the quadrature path's O(P^4): on the H100 it is still 3 to 9.5x faster for
