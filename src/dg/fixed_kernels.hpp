@@ -93,7 +93,7 @@ extern __shared__ double dg_fixed_dynamic_shared[];
 /// zeros of the tables folded at compile time).
 #if defined(__CUDA_ARCH__)
 #define DG_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__) && !defined(__clang__)
+#elif defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define DG_UNROLL _Pragma("GCC unroll 16")
 #else
 #define DG_UNROLL
@@ -1042,44 +1042,50 @@ struct Kernels {
       });
       team.team_barrier();
 
-      // 3. Volume and lifted face terms, M^{-1}: one thread per x-pencil (j, l) of an element.
+      // 3. Volume and lifted face terms, M^{-1}: one thread per x-pencil (j, l) of an element,
+      //    its P results accumulated in registers (few registers: the kernel needs occupancy
+      //    to hide the global loads of phase 1).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
         const double* U = base + k * ED;
         double* R = base + k * ED + P3 + P * jl;
         const double* Fm = base + k * ED + 2 * P3;
         const double* rec = Fm + 6 * P2;
-        double u0[P], sj[P], sl[P];
+        const double c0 = rec[0], c1 = rec[1], c2 = rec[2];
+        double acc[P];
+        {
+          double u0[P];
+          DG_UNROLL
+          for (int q = 0; q < P; ++q)
+            u0[q] = U[P * jl + q];
+          const double fx0 = Fm[jl], fx1 = Fm[P2 + jl];
+          DG_UNROLL
+          for (int i = 0; i < P; ++i) {
+            double v0 = 0.0;
+            DG_UNROLL
+            for (int q = 0; q < i; ++q)
+              if ((i + q) % 2 == 1) v0 += S[i * P + q] * u0[q];
+            const double ei1 = E[i];
+            acc[i] = c0 * v0 + ((i % 2 == 1) ? fx1 - fx0 : fx1 + fx0) * ei1;
+          }
+        }
+        const double* Uy = U + P2 * l; // U(i, q, l) = Uy[i + P q]
+        const double* Uz = U + P * j;  // U(i, j, q) = Uz[i + P2 q]
         DG_UNROLL
         for (int q = 0; q < P; ++q) {
-          u0[q] = U[P * jl + q];
-          sj[q] = S[j * P + q];
-          sl[q] = S[l * P + q];
+          const double s1 = c1 * S[j * P + q], s2 = c2 * S[l * P + q];
+          DG_UNROLL
+          for (int i = 0; i < P; ++i)
+            acc[i] += s1 * Uy[i + P * q] + s2 * Uz[i + P2 * q];
         }
-        const double c0 = rec[0], c1 = rec[1], c2 = rec[2], ij = rec[3];
-        const double fx0 = Fm[jl], fx1 = Fm[P2 + jl];
         const double ey1 = E[j], ez1 = E[l];
         const double ey0 = (j & 1) ? -ey1 : ey1, ez0 = (l & 1) ? -ez1 : ez1;
-        const double* Uy = U + P2 * l;    // U(i, q, l) = Uy[i + P q]
-        const double* Uz = U + P * j;     // U(i, j, q) = Uz[i + P2 q]
         const double* Fy = Fm + 2 * P2 + P * l;
         const double* Fz = Fm + 4 * P2 + P * j;
+        const double ij = rec[3];
         DG_UNROLL
         for (int i = 0; i < P; ++i) {
-          double v0 = 0.0, v1 = 0.0, v2 = 0.0;
-          DG_UNROLL
-          for (int q = 0; q < i; ++q)
-            if ((i + q) % 2 == 1) v0 += S[i * P + q] * u0[q];
-          DG_UNROLL
-          for (int q = 0; q < P; ++q) {
-            v1 += sj[q] * Uy[i + P * q];
-            v2 += sl[q] * Uz[i + P2 * q];
-          }
-          const double ei1 = E[i], ei0 = (i % 2 == 1) ? -ei1 : ei1;
-          double r = c0 * v0 + c1 * v1 + c2 * v2;
-          r += ei0 * fx0 + ei1 * fx1;
-          r += ey0 * Fy[i] + ey1 * Fy[P2 + i];
-          r += ez0 * Fz[i] + ez1 * Fz[P2 + i];
+          double r = acc[i] + ey0 * Fy[i] + ey1 * Fy[P2 + i] + ez0 * Fz[i] + ez1 * Fz[P2 + i];
           r *= ij;
           R[i] = lsrk ? ep.a * R[i] + ep.dt * r : r;
         }
