@@ -476,24 +476,20 @@ struct Kernels {
   /// kernel's registers allow fewer (high orders), scratch at level 0 up to 48 KB.
   template <class F>
   static TeamPolicy policy(int n, size_t bytes, F& f, int team_size) {
-    return policy_of<TeamPolicy>(n, bytes, f, team_size);
-  }
-  template <class Policy, class F>
-  static Policy policy_of(int n, size_t bytes, F& f, int team_size) {
     // Level 0 (shared memory) up to the 48 KB every CUDA block gets without opting in.
-    const size_t max0 = std::min<size_t>(48 * 1024, Policy::scratch_size_max(0));
+    const size_t max0 = std::min<size_t>(48 * 1024, TeamPolicy::scratch_size_max(0));
     f.level = bytes <= max0 ? 0 : 1;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Defaults measured fastest on the H100 (docs/performance.md): 32 threads up to p = 5.
     int threads = team_size > 0 ? team_size : (Q <= 7 ? 32 : 64);
-    Policy probe(n, 1);
+    TeamPolicy probe(n, 1);
     probe.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
     const int tmax = probe.team_size_max(f, Kokkos::ParallelForTag());
     if (threads > tmax) threads = tmax >= 32 ? tmax / 32 * 32 : tmax;
-    Policy pol(n, threads);
+    TeamPolicy pol(n, threads);
 #else
     (void)team_size;
-    Policy pol(n, 1);
+    TeamPolicy pol(n, 1);
 #endif
     return pol.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
   }
@@ -875,7 +871,7 @@ struct Kernels {
     /// Per-element record: [0..2] c_d = adj(J)[d] . a, [3] 1/|J|; face f at FR + 3 f: a . n,
     /// dS, face type.
     static constexpr int FR = 4, GR = FR + 3 * 6;
-    static constexpr int TD = P2 + P;               // team: S, E_1
+    static constexpr int TD = P2 + P;             // team: S, E_1
     static constexpr int ED = 2 * P3 + 6 * P2 + GR; // element: U, R, Fm, record
     static constexpr int INFO = 13; // 64-bit words per element: 6 x (trace pointer, code), id
     KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
@@ -997,8 +993,8 @@ struct Kernels {
             rec[3] = 1.0 / A[9];
           } else {
             double* fr = rec + FR + 3 * g;
-            fr[0] =
-                vel[0] * fgeo(e, g, 0, 0) + vel[1] * fgeo(e, g, 0, 1) + vel[2] * fgeo(e, g, 0, 2);
+            fr[0] = vel[0] * fgeo(e, g, 0, 0) + vel[1] * fgeo(e, g, 0, 1) +
+                    vel[2] * fgeo(e, g, 0, 2);
             fr[1] = fgeo(e, g, 0, 3);
             fr[2] = static_cast<double>(ftype(e, g));
           }
@@ -1152,53 +1148,34 @@ struct Kernels {
 #endif
   }
 
-  /// The pencil kernel's policy: MINB > 0 caps the registers so that at least MINB teams of 128
-  /// threads are resident per SM (CUDA/HIP launch bounds); 0: no cap.
-  template <int MINB>
-  using PencilPolicy = std::conditional_t<
-      MINB == 0, TeamPolicy,
-      Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, (MINB > 0 ? MINB : 1)>>>;
-
-  static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    switch (a.variant.pencil_min_blocks) {
-    case 8:
-      return launch_pencil<8>(a, traces_only, out);
-    case 10:
-      return launch_pencil<10>(a, traces_only, out);
-    case 12:
-      return launch_pencil<12>(a, traces_only, out);
-    default:
-      break;
-    }
-#endif
-    launch_pencil<0>(a, traces_only, out);
-  }
-
-  template <int MINB>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     const ElementBlock& b = *a.block;
     const int ne = pencil_elems(a.variant);
-    ModalPencil k{b.u,      b.reg,
-                  b.vgeo,   b.ghost,
-                  b.fgeo,   b.trace,
-                  out,      b.ftype,
-                  b.nbr,    b.nbr_face,
-                  b.orient, a.elems,
-                  b.tables, {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
-                  a.ep,     traces_only,
-                  ne,       0};
+    ModalPencil k{b.u,
+                  b.reg,
+                  b.vgeo,
+                  b.ghost,
+                  b.fgeo,
+                  b.trace,
+                  out,
+                  b.ftype,
+                  b.nbr,
+                  b.nbr_face,
+                  b.orient,
+                  a.elems,
+                  b.tables,
+                  {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
+                  a.ep,
+                  traces_only,
+                  ne,
+                  0};
     const size_t bytes = sizeof(double) * ModalPencil::scratch_doubles(ne) + 256;
-    // With MINB: at most 128 threads, registers capped so that enough teams are resident to
-    // overlap one team's global loads with the others' work (the kernel is latency-bound,
-    // docs/performance.md).
     const int threads =
-        std::min(MINB > 0 ? 128 : 256,
-                 a.variant.team_size > 0 ? a.variant.team_size : (ne * P2 + 31) / 32 * 32);
-    const auto pol = policy_of<PencilPolicy<MINB>>((n + ne - 1) / ne, bytes, k, threads);
-    Kokkos::parallel_for(traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage", pol,
-                         k);
+        a.variant.team_size > 0 ? a.variant.team_size : std::min(256, (ne * P2 + 31) / 32 * 32);
+    const TeamPolicy pol = policy((n + ne - 1) / ne, bytes, k, threads);
+    Kokkos::parallel_for(traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage",
+                         pol, k);
   }
 
   template <bool DIFF>

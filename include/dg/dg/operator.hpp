@@ -74,9 +74,6 @@ struct KernelVariant {
   /// pencil, structural zeros skipped); false: one thread per mode and face coefficient
   /// (dgbench stage --variants modal-entry).
   bool modal_pencil = true;
-  /// ... on GPUs: launch bounds of the pencil kernel, at least this many 128-thread teams per
-  /// SM (0: no bound; 8, 10 or 12: registers capped at 64, 48, 40).
-  int pencil_min_blocks = 0;
   /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up
   /// to order modal_diffusion_max_order. Its symmetry and cross terms cost O(P^5) per element
   /// against the quadrature path's O(P^4): on the H100 it is still 3 to 9.5x faster for
