@@ -74,7 +74,8 @@ HostTables make_tables_at(int order, const std::vector<double>& points) {
   t.x = points;
   t.B.resize(t.Q * t.P);
   t.D.resize(t.Q * t.P);
-  for (int a = 0; a < t.Q; ++a) legendre(t.P, points[a], &t.B[a * t.P], &t.D[a * t.P]);
+  for (int a = 0; a < t.Q; ++a)
+    legendre(t.P, points[a], &t.B[a * t.P], &t.D[a * t.P]);
   t.E.resize(2 * t.P);
   t.dE.resize(2 * t.P);
   legendre(t.P, -1.0, &t.E[0], &t.dE[0]);
@@ -95,7 +96,8 @@ View2 device_matrix(const char* label, const std::vector<double>& v, int rows, i
   View2 d(std::string(label), rows, cols);
   auto h = Kokkos::create_mirror_view(d);
   for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) h(i, j) = v[i * cols + j];
+    for (int j = 0; j < cols; ++j)
+      h(i, j) = v[i * cols + j];
   Kokkos::deep_copy(d, h);
   return d;
 }
@@ -107,7 +109,8 @@ BasisTables to_device(const HostTables& t) {
   d.Q = t.Q;
   d.w = View1("dg::basis::w", t.Q);
   auto hw = Kokkos::create_mirror_view(d.w);
-  for (int a = 0; a < t.Q; ++a) hw(a) = t.w.empty() ? 0.0 : t.w[a];
+  for (int a = 0; a < t.Q; ++a)
+    hw(a) = t.w.empty() ? 0.0 : t.w[a];
   Kokkos::deep_copy(d.w, hw);
   d.B = device_matrix("dg::basis::B", t.B, t.Q, t.P);
   d.D = device_matrix("dg::basis::D", t.D, t.Q, t.P);

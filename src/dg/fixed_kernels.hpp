@@ -871,7 +871,7 @@ struct Kernels {
     /// Per-element record: [0..2] c_d = adj(J)[d] . a, [3] 1/|J|; face f at FR + 3 f: a . n,
     /// dS, face type.
     static constexpr int FR = 4, GR = FR + 3 * 6;
-    static constexpr int TD = P2 + P;             // team: S, E_1
+    static constexpr int TD = P2 + P;               // team: S, E_1
     static constexpr int ED = 2 * P3 + 6 * P2 + GR; // element: U, R, Fm, record
     static constexpr int INFO = 13; // 64-bit words per element: 6 x (trace pointer, code), id
     KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
@@ -993,8 +993,8 @@ struct Kernels {
             rec[3] = 1.0 / A[9];
           } else {
             double* fr = rec + FR + 3 * g;
-            fr[0] = vel[0] * fgeo(e, g, 0, 0) + vel[1] * fgeo(e, g, 0, 1) +
-                    vel[2] * fgeo(e, g, 0, 2);
+            fr[0] =
+                vel[0] * fgeo(e, g, 0, 0) + vel[1] * fgeo(e, g, 0, 1) + vel[2] * fgeo(e, g, 0, 2);
             fr[1] = fgeo(e, g, 0, 3);
             fr[2] = static_cast<double>(ftype(e, g));
           }
@@ -1152,30 +1152,21 @@ struct Kernels {
     const int n = static_cast<int>(a.elems.extent(0));
     const ElementBlock& b = *a.block;
     const int ne = pencil_elems(a.variant);
-    ModalPencil k{b.u,
-                  b.reg,
-                  b.vgeo,
-                  b.ghost,
-                  b.fgeo,
-                  b.trace,
-                  out,
-                  b.ftype,
-                  b.nbr,
-                  b.nbr_face,
-                  b.orient,
-                  a.elems,
-                  b.tables,
-                  {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
-                  a.ep,
-                  traces_only,
-                  ne,
-                  0};
+    ModalPencil k{b.u,      b.reg,
+                  b.vgeo,   b.ghost,
+                  b.fgeo,   b.trace,
+                  out,      b.ftype,
+                  b.nbr,    b.nbr_face,
+                  b.orient, a.elems,
+                  b.tables, {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
+                  a.ep,     traces_only,
+                  ne,       0};
     const size_t bytes = sizeof(double) * ModalPencil::scratch_doubles(ne) + 256;
     const int threads =
         a.variant.team_size > 0 ? a.variant.team_size : std::min(256, (ne * P2 + 31) / 32 * 32);
     const TeamPolicy pol = policy((n + ne - 1) / ne, bytes, k, threads);
-    Kokkos::parallel_for(traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage",
-                         pol, k);
+    Kokkos::parallel_for(traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage", pol,
+                         k);
   }
 
   template <bool DIFF>
