@@ -132,9 +132,20 @@ BasisTables to_device(const HostTables& t) {
         if (!(m < i && (i + m) % 2 == 1))
           DG_VERIFY(std::fabs(S[i * t.P + m]) < 1e-10,
                     "basis: S(" << i << ", " << m << ") = " << S[i * t.P + m] << " is not zero");
-  for (int m = 0; m < t.P; ++m)
+  // K(i, m) = 0 unless i + m even and i, m >= 1; phi_m'(-1) = (-1)^(m+1) phi_m'(1).
+  if (!t.w.empty() && t.Q > t.P)
+    for (int i = 0; i < t.P; ++i)
+      for (int m = 0; m < t.P; ++m)
+        if (!((i + m) % 2 == 0 && i > 0 && m > 0))
+          DG_VERIFY(std::fabs(K[i * t.P + m]) < 1e-10,
+                    "basis: K(" << i << ", " << m << ") = " << K[i * t.P + m] << " is not zero");
+  for (int m = 0; m < t.P; ++m) {
     DG_VERIFY(std::fabs(t.E[m] - (m % 2 ? -1.0 : 1.0) * t.E[t.P + m]) < 1e-12,
               "basis: phi_" << m << "(-1) != (-1)^m phi_" << m << "(1)");
+    DG_VERIFY(std::fabs(t.dE[m] - (m % 2 ? 1.0 : -1.0) * t.dE[t.P + m]) <
+                  1e-12 * (1.0 + std::fabs(t.dE[t.P + m])),
+              "basis: phi_" << m << "'(-1) != (-1)^(m+1) phi_" << m << "'(1)");
+  }
   d.S = device_matrix("dg::basis::S", S, t.P, t.P);
   d.K = device_matrix("dg::basis::K", K, t.P, t.P);
   return d;

@@ -842,64 +842,148 @@ struct Kernels {
   };
 
   // ----------------------------------------------------------------------------------------
-  /// The modal advection stage (nu = 0) in pencil form: the same discretisation and answer as
-  /// Modal<false>, organised to issue few instructions per degree of freedom (the modal kernel
-  /// is instruction-bound, docs/performance.md):
-  ///  * the neighbour connectivity of each face (element, trace pointer, orientation) is read once
-  ///    per face into team scratch, not once per face coefficient;
-  ///  * the face pass runs one thread per face coefficient pair (a, b) through all six faces, so
+  /// The modal stage in pencil form: the same discretisation and answer as Modal<DIFF>,
+  /// organised for few shared-memory accesses and instructions per degree of freedom (the
+  /// entry-wise modal kernel is bound by its shared-memory traffic, docs/performance.md):
+  ///  * the neighbour connectivity of each face (trace pointer, orientation) is read once per
+  ///    face into team scratch, not once per face coefficient;
+  ///  * face passes run one thread per face coefficient pair (a, b) through all six faces, so
   ///    the pencil strides are compile-time constants and the two faces of a direction share
-  ///    their pencil loads (E_0(m) = (-1)^m E_1(m) for the orthonormal Legendre basis);
-  ///  * the volume pass runs one thread per x-pencil (j, k): the x-derivative works on the
-  ///    pencil in registers with compile-time indices, so the structural zeros of
-  ///    S(i, q) = int phi_i' phi_q (non-zero only for q < i, i + q odd; checked where the tables
-  ///    are built) are skipped at compile time; the y- and z-derivatives reuse one row of S each;
+  ///    their pencil loads (E_0(m) = (-1)^m E_1(m), dE_0(m) = (-1)^(m+1) dE_1(m) for the
+  ///    orthonormal Legendre basis);
+  ///  * the volume pass runs one thread per x-pencil (j, l): the x-direction works on the pencil
+  ///    in registers with compile-time indices, so the structural zeros of S(i, q) =
+  ///    int phi_i' phi_q (non-zero only for q < i, i + q odd) and K(i, q) = int phi_i' phi_q'
+  ///    (i + q even, i, q >= 1) are skipped at compile time (checked where the tables are
+  ///    built); the y- and z-directions use one row of S (and K) per thread; with diffusion the
+  ///    x-y and x-z cross terms reuse the y- and z-contractions, the y-z cross terms are summed
+  ///    over the (y, z) plane with broadcast loads;
   ///  * the update and the global stores run per mode after a barrier (coalesced).
+  template <bool DIFF>
   struct ModalPencil {
     View2 u, reg;
     View3 vgeo, ghost;
     View4 fgeo, trace, trace_out;
     IView2 ftype, nbr, nbr_face, orient;
+    View2 tau;
     IView1 elems;
     BasisTables tables;
     double vel[3];
+    double nu, eta;
     Epilogue ep;
     bool traces_only;
     int ne; // elements per team
     int level;
 
-    /// Per-element record: [0..2] c_d = adj(J)[d] . a, [3] 1/|J|; face f at FR + 3 f: a . n,
-    /// dS, face type.
-    static constexpr int FR = 4, GR = FR + 3 * 6;
-    static constexpr int TD = P2 + P;               // team: S, E_1
-    static constexpr int ED = 2 * P3 + 6 * P2 + GR; // element: U, R, Fm, record
+    /// Per-element record: [0..2] c_d = adj(J)[d] . a, [3] 1/|J|, with diffusion [4..12]
+    /// G = adj adj^T / |J|; face f at FR + FS f: a . n, dS, face type, with diffusion
+    /// (J^{-1} n)_{0,1,2}, eta nu tau.
+    static constexpr int FR = DIFF ? 13 : 4, FS = DIFF ? 7 : 3, GR = FR + 6 * FS;
+    /// Team: S, E_1, and with diffusion K, dE_1.
+    static constexpr int TD = DIFF ? 2 * P2 + 2 * P : P2 + P;
+    /// Element: U, R, Fm (neighbour's values, then fluxes), with diffusion Gn (neighbour's
+    /// normal gradients), TU, TN (own face values and normal derivatives), Dl (symmetry jumps);
+    /// the record.
+    static constexpr int ED = 2 * P3 + (DIFF ? 5 : 1) * 6 * P2 + GR;
     static constexpr int INFO = 13; // 64-bit words per element: 6 x (trace pointer, code), id
     KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
       return TD + ne * (ED + INFO);
     }
 
-    /// Values at the faces s = 0, 1 of direction D of pencil (a, b): t0 = sum E_0(m) v_m,
-    /// t1 = sum E_1(m) v_m from the even and odd partial sums.
-    template <int D>
-    KOKKOS_FORCEINLINE_FUNCTION static void face_pair(const double* U, int a, int b,
-                                                      const double* E1, double& t0, double& t1) {
+    /// Values (t) and normal derivatives (n) at the faces s = 0, 1 of direction D of pencil
+    /// (a, b) from the even and odd partial sums.
+    template <int D, bool WITH_N>
+    KOKKOS_FORCEINLINE_FUNCTION static void
+    face_pair(const double* U, int a, int b, const double* E1, const double* dE1, double& t0,
+              double& t1, double& n0, double& n1) {
       constexpr int stride = D == 0 ? 1 : (D == 1 ? P : P2);
       const double* v = U + (D == 0 ? P * (a + P * b) : (D == 1 ? a + P2 * b : a + P * b));
-      double even = 0.0, odd = 0.0;
+      double even = 0.0, odd = 0.0, deven = 0.0, dodd = 0.0;
       DG_UNROLL
       for (int m = 0; m < P; ++m) {
-        if (m % 2 == 0)
-          even += E1[m] * v[m * stride];
-        else
-          odd += E1[m] * v[m * stride];
+        const double x = v[m * stride];
+        if (m % 2 == 0) {
+          even += E1[m] * x;
+          if (WITH_N) deven += dE1[m] * x;
+        } else {
+          odd += E1[m] * x;
+          if (WITH_N) dodd += dE1[m] * x;
+        }
       }
       t0 = even - odd;
       t1 = even + odd;
+      n0 = dodd - deven;
+      n1 = deven + dodd;
     }
 
-    /// Face coefficients of the states U of the team's nl elements into trace_out.
-    KOKKOS_FORCEINLINE_FUNCTION void emit(const TeamMember& team, const double* E, double* base,
-                                          const long long* info, int nl) const {
+    /// grad u . n at face coefficient ab = (a, b) of face f from the face values TU, TN; Sa,
+    /// Sb the columns a, b of S.
+    KOKKOS_FORCEINLINE_FUNCTION static double face_gradient(const double* fr, int f, int ab, int a,
+                                                            int b, const double* Sa,
+                                                            const double* Sb, const double* TU,
+                                                            const double* TN) {
+      const int d = f / 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
+      const double* T = TU + f * P2;
+      double da = 0.0, db = 0.0;
+      DG_UNROLL
+      for (int q = 0; q < P; ++q) {
+        da += Sa[q] * T[q + P * b];
+        db += Sb[q] * T[a + P * q];
+      }
+      return fr[3 + d] * TN[f * P2 + ab] + fr[3 + ta] * da + fr[3 + tb] * db;
+    }
+
+    /// Face values (and with diffusion normal derivatives) of the states U of the team's
+    /// elements into TU, TN: one thread per (element, a, b).
+    KOKKOS_FORCEINLINE_FUNCTION void face_values(const TeamMember& team, const double* E,
+                                                 const double* dE, double* base, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+        const double* U = base + k * ED;
+        double* TU = base + k * ED + 2 * P3 + 12 * P2;
+        double* TN = TU + 6 * P2;
+        double E1[P], dE1[P];
+        DG_UNROLL
+        for (int m = 0; m < P; ++m) {
+          E1[m] = E[m];
+          dE1[m] = dE[m];
+        }
+        face_pair<0, true>(U, a, b, E1, dE1, TU[ab], TU[P2 + ab], TN[ab], TN[P2 + ab]);
+        face_pair<1, true>(U, a, b, E1, dE1, TU[2 * P2 + ab], TU[3 * P2 + ab], TN[2 * P2 + ab],
+                           TN[3 * P2 + ab]);
+        face_pair<2, true>(U, a, b, E1, dE1, TU[4 * P2 + ab], TU[5 * P2 + ab], TN[4 * P2 + ab],
+                           TN[5 * P2 + ab]);
+      });
+    }
+
+    /// Face coefficients of the states U of the team's nl elements into trace_out (with
+    /// diffusion also the normal gradients; a barrier inside).
+    KOKKOS_FORCEINLINE_FUNCTION void emit(const TeamMember& team, const double* S, const double* E,
+                                          const double* dE, double* base, const long long* info,
+                                          int nl) const {
+      if (DIFF) {
+        face_values(team, E, dE, base, nl);
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+          const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+          const int e = static_cast<int>(info[k * INFO + 12]);
+          const double* TU = base + k * ED + 2 * P3 + 12 * P2;
+          const double* TN = TU + 6 * P2;
+          const double* rec = TU + 18 * P2;
+          double Sa[P], Sb[P];
+          DG_UNROLL
+          for (int q = 0; q < P; ++q) {
+            Sa[q] = S[q * P + a];
+            Sb[q] = S[q * P + b];
+          }
+          DG_UNROLL
+          for (int f = 0; f < 6; ++f) {
+            trace_out(e, f, ab, 0) = TU[f * P2 + ab];
+            trace_out(e, f, ab, 1) = face_gradient(rec + FR + FS * f, f, ab, a, b, Sa, Sb, TU, TN);
+          }
+        });
+        return;
+      }
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
         const double* U = base + k * ED;
@@ -908,14 +992,14 @@ struct Kernels {
         DG_UNROLL
         for (int m = 0; m < P; ++m)
           E1[m] = E[m];
-        double t0, t1;
-        face_pair<0>(U, a, b, E1, t0, t1);
+        double t0, t1, n0, n1;
+        face_pair<0, false>(U, a, b, E1, E1, t0, t1, n0, n1);
         trace_out(e, 0, ab, 0) = t0;
         trace_out(e, 1, ab, 0) = t1;
-        face_pair<1>(U, a, b, E1, t0, t1);
+        face_pair<1, false>(U, a, b, E1, E1, t0, t1, n0, n1);
         trace_out(e, 2, ab, 0) = t0;
         trace_out(e, 3, ab, 0) = t1;
-        face_pair<2>(U, a, b, E1, t0, t1);
+        face_pair<2, false>(U, a, b, E1, E1, t0, t1, n0, n1);
         trace_out(e, 4, ab, 0) = t0;
         trace_out(e, 5, ab, 0) = t1;
       });
@@ -935,7 +1019,9 @@ struct Kernels {
       const int nelem = static_cast<int>(elems.extent(0));
       const int e0 = team.league_rank() * ne;
       const int nl = nelem - e0 < ne ? nelem - e0 : ne;
-      double* E = S + P2; // E_1(m) = phi_m(1)
+      double* E = S + P2;  // E_1(m) = phi_m(1)
+      double* K = E + P;   // diffusion: K(i, q) = int phi_i' phi_q'
+      double* dE = K + P2; // diffusion: dE_1(m) = phi_m'(1)
       double* base = S + TD;
       long long* info = reinterpret_cast<long long*>(base + ne * ED);
 
@@ -945,8 +1031,12 @@ struct Kernels {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TD), [&](int m) {
         if (m < P2)
           S[m] = tables.S(m / P, m % P);
-        else
+        else if (m < P2 + P)
           E[m - P2] = tables.E(1, m - P2);
+        else if (m < 2 * P2 + P)
+          K[m - P2 - P] = tables.K((m - P2 - P) / P, (m - P2 - P) % P);
+        else
+          dE[m - 2 * P2 - P] = tables.dE(1, m - 2 * P2 - P);
       });
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6), [&](int idx) {
         const int k = idx / 6, f = idx % 6, e = elems(e0 + k);
@@ -980,10 +1070,10 @@ struct Kernels {
         U[m] = u(e, m);
         if (lsrk && !traces_only) U[P3 + m] = reg(e, m);
       });
-      if (!traces_only) {
+      if (!traces_only || DIFF) // the gradients' J^{-1} n
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 7), [&](int idx) {
           const int k = idx / 7, g = idx % 7, e = static_cast<int>(info[k * INFO + 12]);
-          double* rec = base + k * ED + 2 * P3 + 6 * P2;
+          double* rec = base + k * ED + 2 * P3 + (DIFF ? 5 : 1) * 6 * P2;
           if (g == 6) {
             double A[10];
             for (int c = 0; c < 10; ++c)
@@ -991,102 +1081,250 @@ struct Kernels {
             for (int d = 0; d < 3; ++d)
               rec[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
             rec[3] = 1.0 / A[9];
+            if (DIFF)
+              for (int d = 0; d < 3; ++d)
+                for (int dp = 0; dp < 3; ++dp)
+                  rec[4 + 3 * d + dp] = (A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] +
+                                         A[3 * d + 2] * A[3 * dp + 2]) /
+                                        A[9];
           } else {
-            double* fr = rec + FR + 3 * g;
+            double* fr = rec + FR + FS * g;
             fr[0] =
                 vel[0] * fgeo(e, g, 0, 0) + vel[1] * fgeo(e, g, 0, 1) + vel[2] * fgeo(e, g, 0, 2);
             fr[1] = fgeo(e, g, 0, 3);
             fr[2] = static_cast<double>(ftype(e, g));
+            if (DIFF) {
+              for (int d = 0; d < 3; ++d)
+                fr[3 + d] = fgeo(e, g, 0, 4 + d);
+              fr[6] = eta * nu * tau(e, g);
+            }
           }
         });
+      if (!traces_only) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
           const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
           const long long* inf = info + k * INFO + 2 * f;
           const double* src = reinterpret_cast<const double*>(inf[0]);
-          double v = 0.0; // boundary faces: replaced by this side's value (outflow) later
+          double v = 0.0, g = 0.0; // boundary faces: replaced by this side's (outflow) later
           if (src) {
             const int code = static_cast<int>(inf[1]), a = ab % P, b = ab / P;
-            v = src[((code & 16) ? b + P * a : a + P * b) * (code >> 8)];
-            if ((((code >> 5) & a) ^ ((code >> 6) & b)) & 1) v = -v;
+            const double* s = src + ((code & 16) ? b + P * a : a + P * b) * (code >> 8);
+            const bool neg = (((code >> 5) & a) ^ ((code >> 6) & b)) & 1;
+            v = neg ? -s[0] : s[0];
+            if (DIFF) g = neg ? -s[1] : s[1];
           }
-          base[k * ED + 2 * P3 + fab] = v;
+          double* Fm = base + k * ED + 2 * P3;
+          Fm[fab] = v;
+          if (DIFF) Fm[6 * P2 + fab] = g;
         });
       }
       team.team_barrier();
       if (traces_only) {
-        emit(team, E, base, info, nl);
+        emit(team, S, E, dE, base, info, nl);
         return;
       }
 
-      // 2. Upwind fluxes: one thread per face coefficient (a, b) through the six faces.
+      // 2. Upwind (+ SIPG) fluxes: one thread per face coefficient (a, b) through the six faces.
+      if (DIFF) {
+        face_values(team, E, dE, base, nl);
+        team.team_barrier();
+      }
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
         const double* U = base + k * ED;
         double* Fm = base + k * ED + 2 * P3;
-        const double* fr = Fm + 6 * P2 + FR;
-        double E1[P];
-        DG_UNROLL
-        for (int m = 0; m < P; ++m)
-          E1[m] = E[m];
+        const double* rec = Fm + (DIFF ? 5 : 1) * 6 * P2;
         double t[6];
-        face_pair<0>(U, a, b, E1, t[0], t[1]);
-        face_pair<1>(U, a, b, E1, t[2], t[3]);
-        face_pair<2>(U, a, b, E1, t[4], t[5]);
+        double Sa[DIFF ? P : 1], Sb[DIFF ? P : 1];
+        if (DIFF) {
+          const double* TU = Fm + 12 * P2;
+          DG_UNROLL
+          for (int f = 0; f < 6; ++f)
+            t[f] = TU[f * P2 + ab];
+          DG_UNROLL
+          for (int q = 0; q < (DIFF ? P : 1); ++q) {
+            Sa[q] = S[q * P + a];
+            Sb[q] = S[q * P + b];
+          }
+        } else {
+          double E1[P], n0, n1;
+          DG_UNROLL
+          for (int m = 0; m < P; ++m)
+            E1[m] = E[m];
+          face_pair<0, false>(U, a, b, E1, E1, t[0], t[1], n0, n1);
+          face_pair<1, false>(U, a, b, E1, E1, t[2], t[3], n0, n1);
+          face_pair<2, false>(U, a, b, E1, E1, t[4], t[5], n0, n1);
+        }
         DG_UNROLL
         for (int f = 0; f < 6; ++f) {
-          const double uin = t[f], an = fr[3 * f], dS = fr[3 * f + 1];
-          const double uout =
-              static_cast<int>(fr[3 * f + 2]) == face_outflow ? uin : Fm[f * P2 + ab];
-          Fm[f * P2 + ab] = -physics::upwind_flux(an, uin, uout) * dS;
+          const double* fr = rec + FR + FS * f;
+          const double uin = t[f], an = fr[0], dS = fr[1];
+          const bool outflow = static_cast<int>(fr[2]) == face_outflow;
+          const double uout = outflow ? uin : Fm[f * P2 + ab];
+          double flux = physics::upwind_flux(an, uin, uout);
+          if (DIFF) {
+            const double* TU = Fm + 12 * P2;
+            const double gin = face_gradient(fr, f, ab, a, b, Sa, Sb, TU, TU + 6 * P2);
+            const double gout = outflow ? gin : Fm[6 * P2 + f * P2 + ab];
+            flux += physics::sipg_flux(nu, fr[6], uin, uout, gin, gout);
+            Fm[24 * P2 + f * P2 + ab] = 0.5 * nu * (uin - uout) * dS; // Dl
+          }
+          Fm[f * P2 + ab] = -flux * dS;
         }
       });
       team.team_barrier();
 
       // 3. Volume and lifted face terms, M^{-1}: one thread per x-pencil (j, l) of an element,
-      //    its P results accumulated in registers (few registers: the kernel needs occupancy
-      //    to hide the global loads of phase 1).
+      //    its P results accumulated in registers.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
         const double* U = base + k * ED;
         double* R = base + k * ED + P3 + P * jl;
         const double* Fm = base + k * ED + 2 * P3;
-        const double* rec = Fm + 6 * P2;
+        const double* rec = Fm + (DIFF ? 5 : 1) * 6 * P2;
+        const double* G = rec + 4; // diffusion: G(d, d') = G[3 d + d']
         const double c0 = rec[0], c1 = rec[1], c2 = rec[2];
         double acc[P];
+        // x: the pencil in registers, compile-time indices.
         {
           double u0[P];
           DG_UNROLL
           for (int q = 0; q < P; ++q)
             u0[q] = U[P * jl + q];
           const double fx0 = Fm[jl], fx1 = Fm[P2 + jl];
+          const double g00 = DIFF ? nu * G[0] : 0.0;
           DG_UNROLL
           for (int i = 0; i < P; ++i) {
-            double v0 = 0.0;
+            double v = 0.0, vk = 0.0;
             DG_UNROLL
-            for (int q = 0; q < i; ++q)
-              if ((i + q) % 2 == 1) v0 += S[i * P + q] * u0[q];
-            const double ei1 = E[i];
-            acc[i] = c0 * v0 + ((i % 2 == 1) ? fx1 - fx0 : fx1 + fx0) * ei1;
+            for (int q = 0; q < P; ++q) {
+              if ((i + q) % 2 == 1 && q < i) v += S[i * P + q] * u0[q];
+              if (DIFF && (i + q) % 2 == 0 && i > 0 && q > 0) vk += K[i * P + q] * u0[q];
+            }
+            acc[i] = c0 * v - g00 * vk + ((i % 2 == 1) ? fx1 - fx0 : fx1 + fx0) * E[i];
           }
         }
+        // y and z: one row of S (and K) each; with diffusion the contractions S U along y and
+        // z (vy, vz) and S^T U (wy, wz) feed the x-y and x-z cross terms.
         const double* Uy = U + P2 * l; // U(i, q, l) = Uy[i + P q]
         const double* Uz = U + P * j;  // U(i, j, q) = Uz[i + P2 q]
-        DG_UNROLL
-        for (int q = 0; q < P; ++q) {
-          const double s1 = c1 * S[j * P + q], s2 = c2 * S[l * P + q];
+        if (!DIFF) {
+          DG_UNROLL
+          for (int q = 0; q < P; ++q) {
+            const double s1 = c1 * S[j * P + q], s2 = c2 * S[l * P + q];
+            DG_UNROLL
+            for (int i = 0; i < P; ++i)
+              acc[i] += s1 * Uy[i + P * q] + s2 * Uz[i + P2 * q];
+          }
+        } else {
+          double vy[P], vz[P], wy[P], wz[P];
           DG_UNROLL
           for (int i = 0; i < P; ++i)
-            acc[i] += s1 * Uy[i + P * q] + s2 * Uz[i + P2 * q];
+            vy[i] = vz[i] = wy[i] = wz[i] = 0.0;
+          const double g11 = nu * G[4], g22 = nu * G[8];
+          DG_UNROLL
+          for (int q = 0; q < P; ++q) {
+            const double sy = S[j * P + q], sz = S[l * P + q];
+            const double ty = S[q * P + j], tz = S[q * P + l];
+            const double ky = g11 * K[j * P + q], kz = g22 * K[l * P + q];
+            DG_UNROLL
+            for (int i = 0; i < P; ++i) {
+              const double y = Uy[i + P * q], z = Uz[i + P2 * q];
+              vy[i] += sy * y;
+              vz[i] += sz * z;
+              wy[i] += ty * y;
+              wz[i] += tz * z;
+              acc[i] -= ky * y + kz * z;
+            }
+          }
+          // Cross terms with x: G01 sum_q S(i, q) wy(q) + G10 sum_r S(r, i) vy(r), x-z alike.
+          const double g01 = nu * G[1], g10 = nu * G[3], g02 = nu * G[2], g20 = nu * G[6];
+          DG_UNROLL
+          for (int i = 0; i < P; ++i) {
+            double x = 0.0;
+            DG_UNROLL
+            for (int q = 0; q < P; ++q) {
+              if ((i + q) % 2 == 1 && q < i) x += S[i * P + q] * (g01 * wy[q] + g02 * wz[q]);
+              if ((i + q) % 2 == 1 && i < q) x += S[q * P + i] * (g10 * vy[q] + g20 * vz[q]);
+            }
+            acc[i] += c1 * vy[i] + c2 * vz[i] - x;
+          }
+          // y-z cross terms: sum_qr [G12 S(j, q) S(r, l) + G21 S(l, r) S(q, j)] U(i, q, r).
+          const double g12 = nu * G[5], g21 = nu * G[7];
+          if (g12 != 0.0 || g21 != 0.0) {
+            DG_UNROLL
+            for (int q = 0; q < P; ++q) {
+              const double a12 = g12 * S[j * P + q], a21 = g21 * S[q * P + j];
+              for (int r = 0; r < P; ++r) {
+                const double c = a12 * S[r * P + l] + a21 * S[l * P + r];
+                const double* row = U + P * q + P2 * r;
+                DG_UNROLL
+                for (int i = 0; i < P; ++i)
+                  acc[i] -= c * row[i];
+              }
+            }
+          }
         }
+        // Faces y and z: the flux lifted by E_s along the normal.
         const double ey1 = E[j], ez1 = E[l];
         const double ey0 = (j & 1) ? -ey1 : ey1, ez0 = (l & 1) ? -ez1 : ez1;
         const double* Fy = Fm + 2 * P2 + P * l;
         const double* Fz = Fm + 4 * P2 + P * j;
+        DG_UNROLL
+        for (int i = 0; i < P; ++i)
+          acc[i] += ey0 * Fy[i] + ey1 * Fy[P2 + i] + ez0 * Fz[i] + ez1 * Fz[P2 + i];
+        if (DIFF) {
+          // Symmetry terms (nu/2)[u] grad(phi) . n: per face f (d, s) with tangential
+          // coefficients (a, b), fr[3 + d] dE_s(i_d) D(a, b) + E_s(i_d) (fr[3 + ta] la +
+          // fr[3 + tb] lb), la = sum_q S(a, q) D(q, b), lb = sum_q S(b, q) D(a, q).
+          const double* Dl = Fm + 24 * P2;
+          const double* frs = rec + FR;
+          // x faces: (a, b) = (j, l), i_d = i.
+          DG_UNROLL
+          for (int s = 0; s < 2; ++s) {
+            const double* D = Dl + s * P2;
+            const double* fr = frs + FS * s;
+            double la = 0.0, lb = 0.0;
+            DG_UNROLL
+            for (int q = 0; q < P; ++q) {
+              la += S[j * P + q] * D[q + P * l];
+              lb += S[l * P + q] * D[j + P * q];
+            }
+            const double fd = fr[3] * D[jl], tang = fr[4] * la + fr[5] * lb;
+            DG_UNROLL
+            for (int i = 0; i < P; ++i) {
+              const double es = (s == 0 && i % 2 == 1) ? -E[i] : E[i];
+              const double des = (s == 0 && i % 2 == 0) ? -dE[i] : dE[i];
+              acc[i] += des * fd + es * tang;
+            }
+          }
+          // y faces (d = 1): (a, b) = (i, l), i_d = j; z faces (d = 2): (a, b) = (i, j),
+          // i_d = l.
+          DG_UNROLL
+          for (int f = 2; f < 6; ++f) {
+            const int d = f / 2, s = f % 2, id = d == 1 ? j : l, ob = d == 1 ? l : j;
+            const double* D = Dl + f * P2;
+            const double* fr = frs + FS * f;
+            const double e1 = E[id], de1 = dE[id];
+            const double es = (s == 0 && (id & 1)) ? -e1 : e1;
+            const double des = s == 1 ? de1 : ((id & 1) ? de1 : -de1);
+            const double fn = fr[3 + d], fa = fr[3 + 0], fb = fr[3 + (d == 1 ? 2 : 1)];
+            DG_UNROLL
+            for (int i = 0; i < P; ++i) {
+              double la = 0.0, lb = 0.0;
+              DG_UNROLL
+              for (int q = 0; q < P; ++q) {
+                if ((i + q) % 2 == 1 && q < i) la += S[i * P + q] * D[q + P * ob];
+                lb += S[ob * P + q] * D[i + P * q];
+              }
+              acc[i] += fn * des * D[i + P * ob] + es * (fa * la + fb * lb);
+            }
+          }
+        }
         const double ij = rec[3];
         DG_UNROLL
         for (int i = 0; i < P; ++i) {
-          double r = acc[i] + ey0 * Fy[i] + ey1 * Fy[P2 + i] + ez0 * Fz[i] + ez1 * Fz[P2 + i];
-          r *= ij;
+          const double r = acc[i] * ij;
           R[i] = lsrk ? ep.a * R[i] + ep.dt * r : r;
         }
       });
@@ -1108,7 +1346,7 @@ struct Kernels {
       });
       if (lsrk && ep.emit_traces) {
         team.team_barrier();
-        emit(team, E, base, info, nl);
+        emit(team, S, E, dE, base, info, nl);
       }
     }
   };
@@ -1129,12 +1367,17 @@ struct Kernels {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const int ne = modal_elems(a.variant);
-    if (a.pde.diffusion.nu > 0.0)
+    const bool diffusion = a.pde.diffusion.nu > 0.0;
+    if (a.variant.modal_pencil) {
+      if (diffusion)
+        launch_pencil<true>(a, traces_only, out);
+      else
+        launch_pencil<false>(a, traces_only, out);
+    } else if (diffusion) {
       launch_modal<true>(a, traces_only, out, ne);
-    else if (a.variant.modal_pencil)
-      launch_pencil(a, traces_only, out);
-    else
+    } else {
       launch_modal<false>(a, traces_only, out, ne);
+    }
   }
 
   /// Elements per team and threads of the pencil kernel: on GPUs about 128 pencils (P^2 per
@@ -1148,20 +1391,34 @@ struct Kernels {
 #endif
   }
 
+  template <bool DIFF>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     const ElementBlock& b = *a.block;
     const int ne = pencil_elems(a.variant);
-    ModalPencil k{b.u,      b.reg,
-                  b.vgeo,   b.ghost,
-                  b.fgeo,   b.trace,
-                  out,      b.ftype,
-                  b.nbr,    b.nbr_face,
-                  b.orient, a.elems,
-                  b.tables, {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
-                  a.ep,     traces_only,
-                  ne,       0};
-    const size_t bytes = sizeof(double) * ModalPencil::scratch_doubles(ne) + 256;
+    using Kernel = ModalPencil<DIFF>;
+    Kernel k{b.u,
+             b.reg,
+             b.vgeo,
+             b.ghost,
+             b.fgeo,
+             b.trace,
+             out,
+             b.ftype,
+             b.nbr,
+             b.nbr_face,
+             b.orient,
+             b.tau,
+             a.elems,
+             b.tables,
+             {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
+             a.pde.diffusion.nu,
+             a.pde.diffusion.eta,
+             a.ep,
+             traces_only,
+             ne,
+             0};
+    const size_t bytes = sizeof(double) * Kernel::scratch_doubles(ne) + 256;
     const int threads =
         a.variant.team_size > 0 ? a.variant.team_size : std::min(256, (ne * P2 + 31) / 32 * 32);
     const TeamPolicy pol = policy((n + ne - 1) / ne, bytes, k, threads);
