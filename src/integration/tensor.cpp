@@ -189,7 +189,8 @@ template <Form F>
 void launch_geometric_tensor(const Coefficients& coef, const View3& verts, const View2& G,
                              int nelem, int ept) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-  const int E = ept > 0 ? ept : 128; // one thread per element in step 2
+  // One thread per element in step 2; 34 doubles of scratch per element, within 40 KB.
+  const int E = ept > 0 ? std::min(ept, 150) : 128;
   TeamPolicy policy((nelem + E - 1) / E, std::min(E, 256));
 #else
   const int E = ept > 0 ? ept : 32;
