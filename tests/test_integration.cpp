@@ -558,27 +558,41 @@ TEST_CASE("tensor representation A0 : G_e equals quadrature on affine elements",
   c.kappa0 = 1.7;
   c.lambda = 2.0;
   c.mu = 0.6;
+  c.velocity[0] = 0.8;
+  c.velocity[1] = -0.4;
+  c.velocity[2] = 0.3;
+  c.nu = 0.25;
   for (int p = 1; p <= 4; ++p) {
-    // The reference tensor against a direct 3-D quadrature of the basis derivatives.
+    // Each form's reference tensors against a direct 3-D quadrature of the basis (derivatives):
+    // A0(k, i, j) = int psi_i^alpha psi_j^beta, (alpha, beta) = (0, 0) for mass,
+    // (1 + d, 1 + d') for k = 3 d + d', (1 + d, 0) for advection term k = 9 + d.
     {
       const QuadTables t = make_quad_tables(p, p + 1);
       auto hp = Kokkos::create_mirror_view_and_copy(HostSpace(), t.psi);
       auto hw = Kokkos::create_mirror_view_and_copy(HostSpace(), t.w);
-      const auto& A0 = reference_tensor(p);
-      double err = 0.0;
-      for (int k = 0; k < 9; ++k)
-        for (int i = 0; i < t.n; ++i)
-          for (int j = 0; j < t.n; ++j) {
-            double s = 0.0;
-            for (int q = 0; q < t.Q3; ++q)
-              s += hw(q) * hp(q, 1 + k / 3, i) * hp(q, 1 + k % 3, j);
-            err = std::max(err, std::fabs(s - A0[(size_t(k) * t.n + i) * t.n + j]));
-          }
-      CHECK(err <= 1e-12);
+      for (Form form : {Form::mass, Form::laplacian, Form::advection_diffusion}) {
+        const auto& A0 = reference_tensor(form, p);
+        const int K = tensor_terms(form);
+        REQUIRE(A0.size() == size_t(K) * t.n * t.n);
+        double err = 0.0;
+        for (int k = 0; k < K; ++k) {
+          const int alpha = form == Form::mass ? 0 : (k < 9 ? 1 + k / 3 : 1 + k - 9);
+          const int beta = form == Form::mass ? 0 : (k < 9 ? 1 + k % 3 : 0);
+          for (int i = 0; i < t.n; ++i)
+            for (int j = 0; j < t.n; ++j) {
+              double s = 0.0;
+              for (int q = 0; q < t.Q3; ++q)
+                s += hw(q) * hp(q, alpha, i) * hp(q, beta, j);
+              err = std::max(err, std::fabs(s - A0[(size_t(k) * t.n + i) * t.n + j]));
+            }
+        }
+        INFO(form_name(form) << " p = " << p);
+        CHECK(err <= 1e-12);
+      }
     }
     const Geometry geo = make_geometry(verts, p + 2);
     const QuadTables t = make_quad_tables(p, p + 2);
-    for (Form form : {Form::laplacian, Form::elasticity}) {
+    for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
       if (form == Form::elasticity && p > 3) continue;
       const auto hq = host_matrices(form, c, geo, t, Variant{});
       View3 tt;
@@ -591,52 +605,136 @@ TEST_CASE("tensor representation A0 : G_e equals quadrature on affine elements",
   }
 }
 
-TEST_CASE("tensor contraction, per-element and batched kernels, match a naive host reference",
-          "[unit][integration]") {
+namespace {
+/// A 7-element box (shuffled: each hex in one of its 24 rotated local numberings) under the
+/// full affine map x -> L x + b (shear, rotation, stretch): every element has its own constant
+/// Jacobian.
+TestMesh affine_shuffled_mesh(int p) {
+  TestMesh tm;
+  tm.mesh = mesh::generate_box(mesh::parse_box_flags("-nx 7 -ny 1 -nz 1 -shuffle 3"));
+  const double L[3][3] = {{1.1, 0.3, -0.2}, {0.1, 0.8, 0.25}, {-0.15, 0.2, 1.3}};
+  for (size_t v = 0; v < tm.mesh.coords.size() / 3; ++v) {
+    const double x[3] = {tm.mesh.coords[3 * v], tm.mesh.coords[3 * v + 1],
+                         tm.mesh.coords[3 * v + 2]};
+    for (int i = 0; i < 3; ++i)
+      tm.mesh.coords[3 * v + i] = 0.1 * i + L[i][0] * x[0] + L[i][1] * x[1] + L[i][2] * x[2];
+  }
+  const auto conn = mesh::build_connectivity(tm.mesh);
+  const std::vector<int> owner(static_cast<size_t>(tm.mesh.num_elements()), 0);
+  const mesh::LocalMesh local =
+      mesh::extract_local_mesh(tm.mesh, conn, owner, 0, mesh::box_info(tm.mesh));
+  tm.block = build_element_block(local, {}, p, p + 2, BoundaryKinds{}, "curved");
+  return tm;
+}
+
+/// Coefficients of the tensor tests: constant kappa, Lame pair, an advection-diffusion pair
+/// whose two parts are of similar size (a transposed or mis-signed term cannot hide).
+Coefficients tensor_coefficients() {
   Coefficients c;
   c.kappa0 = 1.3;
   c.lambda = 2.0;
   c.mu = 0.7;
+  c.velocity[0] = 1.0;
+  c.velocity[1] = -0.6;
+  c.velocity[2] = 0.35;
+  c.nu = 0.3;
+  return c;
+}
+
+/// Every tensor kernel variant on `tm`'s elements against `ref` (host reference matrices of
+/// elements 0 .. ref.size()-1): geometric tensor with the default team and with 1 and 3
+/// elements per team (partial teams; all three must give the same G), then tensor_contract and
+/// tensor_contract_batched (default, ept 1, ept 4, ept 4 / tile 100, ept 3 / tile 7: partial
+/// batches and tiles) into NaN-poisoned outputs.
+void check_tensor_kernels(Form form, const Coefficients& c, const TestMesh& tm, int p,
+                          const std::vector<std::vector<double>>& ref) {
+  const int nelem = tm.block.nelem, N = components(form) * (p + 1) * (p + 1) * (p + 1);
+  const View2 A0 = reference_tensor_device(form, p);
+  View2 G;
+  geometric_tensor(form, c, tm.block.verts, G);
+  REQUIRE(G.extent(0) == size_t(nelem));
+  REQUIRE(G.extent(1) == size_t(tensor_width(form)));
+  const auto hG = Kokkos::create_mirror_view_and_copy(HostSpace(), G);
+  for (int ept : {1, 3}) {
+    View2 Gt("Gt", nelem, tensor_width(form));
+    Kokkos::deep_copy(Gt, std::numeric_limits<double>::quiet_NaN());
+    geometric_tensor(form, c, tm.block.verts, Gt, ept);
+    const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), Gt);
+    double diff = 0.0;
+    for (size_t k = 0; k < h.size(); ++k)
+      diff = std::max(diff, finite_or_inf(std::fabs(h.data()[k] - hG.data()[k])));
+    INFO(form_name(form) << " geometric tensor, " << ept << " elements per team");
+    CHECK(diff == 0.0);
+  }
+  // kind -1: tensor_contract; otherwise tensor_contract_batched(ept, tile).
+  const int kinds[][2] = {{-1, 0}, {0, 0}, {1, 0}, {4, 0}, {4, 100}, {3, 7}};
+  for (const auto& k : kinds) {
+    View3 out = poisoned(nelem, N);
+    if (k[0] < 0)
+      tensor_contract(form, p, A0, G, out);
+    else
+      tensor_contract_batched(form, p, A0, G, out, k[0], k[1]);
+    auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+    REQUIRE(h.extent(0) == size_t(nelem));
+    const auto [err, scale] = max_error(h, ref, NaN::fails);
+    INFO(form_name(form) << " p = " << p << " ept " << k[0] << " tile " << k[1]);
+    CHECK(err <= 1e-12 * scale);
+    // The poison in elements without a reference must be gone too.
+    bool finite = true;
+    for (size_t q = 0; q < h.size(); ++q)
+      finite = finite && std::isfinite(h.data()[q]);
+    CHECK(finite);
+  }
+}
+} // namespace
+
+TEST_CASE("tensor contraction, per-element and batched kernels, match a naive host reference",
+          "[unit][integration]") {
+  const Coefficients c = tensor_coefficients();
   for (int p = 1; p <= 4; ++p) {
-    // 7 elements of a shuffled box under a full affine map x -> L x + b: partial element
-    // batches (ept 4) and, with tile 100, partial entry tiles.
-    TestMesh tm;
-    tm.mesh = mesh::generate_box(mesh::parse_box_flags("-nx 7 -ny 1 -nz 1 -shuffle 3"));
-    const double L[3][3] = {{1.1, 0.3, -0.2}, {0.1, 0.8, 0.25}, {-0.15, 0.2, 1.3}};
-    for (size_t v = 0; v < tm.mesh.coords.size() / 3; ++v) {
-      const double x[3] = {tm.mesh.coords[3 * v], tm.mesh.coords[3 * v + 1],
-                           tm.mesh.coords[3 * v + 2]};
-      for (int i = 0; i < 3; ++i)
-        tm.mesh.coords[3 * v + i] = 0.1 * i + L[i][0] * x[0] + L[i][1] * x[1] + L[i][2] * x[2];
-    }
-    const auto conn = mesh::build_connectivity(tm.mesh);
-    const std::vector<int> owner(static_cast<size_t>(tm.mesh.num_elements()), 0);
-    const mesh::LocalMesh local =
-        mesh::extract_local_mesh(tm.mesh, conn, owner, 0, mesh::box_info(tm.mesh));
-    tm.block = build_element_block(local, {}, p, p + 2, BoundaryKinds{}, "curved");
-    const int nelem = tm.block.nelem;
-    const View2 A0 = reference_tensor_device(p);
-    for (Form form : {Form::laplacian, Form::elasticity}) {
+    const TestMesh tm = affine_shuffled_mesh(p);
+    for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion}) {
       if (form == Form::elasticity && p > 2) continue; // keep the naive reference fast
-      const auto ref = reference_matrices(form, c, tm.mesh, p, nelem);
-      View2 G;
-      geometric_tensor(form, c, tm.block.verts, G);
-      // kind -1: tensor_contract; otherwise tensor_contract_batched(ept, tile).
-      const int kinds[][2] = {{-1, 0}, {0, 0}, {1, 0}, {4, 0}, {4, 100}, {3, 7}};
-      for (const auto& k : kinds) {
-        View3 out;
-        if (k[0] < 0)
-          tensor_contract(form, p, A0, G, out);
-        else
-          tensor_contract_batched(form, p, A0, G, out, k[0], k[1]);
-        auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
-        REQUIRE(h.extent(0) == size_t(nelem));
-        const auto [err, scale] = max_error(h, ref, NaN::dropped);
-        INFO(form_name(form) << " p = " << p << " ept " << k[0] << " tile " << k[1]);
-        CHECK(err <= 1e-12 * scale);
-      }
+      check_tensor_kernels(form, c, tm, p, reference_matrices(form, c, tm.mesh, p, tm.block.nelem));
     }
   }
+}
+
+TEST_CASE("tensor path for mass and advection-diffusion matches the naive host reference, "
+          "p = 5..7",
+          "[unit][integration]") {
+  // The naive reference costs O(n^2 Q^3) per element (p = 7: 2e8 terms): two elements.
+  const Coefficients c = tensor_coefficients();
+  for (int p = 5; p <= 7; ++p) {
+    const TestMesh tm = affine_shuffled_mesh(p);
+    for (Form form : {Form::mass, Form::advection_diffusion})
+      check_tensor_kernels(form, c, tm, p, reference_matrices(form, c, tm.mesh, p, 2));
+  }
+}
+
+TEST_CASE("geometric tensor refuses coefficients the tensor path cannot represent",
+          "[unit][integration]") {
+  const TestMesh tm = affine_shuffled_mesh(1);
+  Coefficients c = tensor_coefficients();
+  View2 G;
+  for (Form form : {Form::mass, Form::laplacian, Form::elasticity, Form::advection_diffusion})
+    CHECK_NOTHROW(geometric_tensor(form, c, tm.block.verts, G));
+  // kappa(x) (either way of giving it) is refused for the laplacian, with a message naming it.
+  Coefficients ca = c;
+  ca.kappa_amp = 0.5;
+  CHECK_THROWS_WITH(geometric_tensor(Form::laplacian, ca, tm.block.verts, G),
+                    Catch::Contains("constant kappa"));
+  const Coefficients cf = with_kappa_field(c, tm.block.nelem, 27, 5);
+  CHECK_THROWS_AS(geometric_tensor(Form::laplacian, cf, tm.block.verts, G), InternalError);
+  // A geometric tensor of the wrong width is refused by the contraction.
+  geometric_tensor(Form::laplacian, c, tm.block.verts, G);
+  View3 out;
+  CHECK_THROWS_AS(tensor_contract_batched(Form::advection_diffusion, 1,
+                                          reference_tensor_device(Form::advection_diffusion, 1), G,
+                                          out),
+                  InternalError);
+  CHECK_THROWS_AS(tensor_contract(Form::mass, 1, reference_tensor_device(1), G, out),
+                  InternalError);
 }
 
 TEST_CASE("batched LU inverse and batched GEMV (Kokkos-Kernels) against host loops",

@@ -116,13 +116,16 @@ void stage_row(Row& r, double t_alloc, double t_in, double t_kernel, double t_ou
 }
 
 int run_integrate(Options& o) {
-  const auto ops = o.strs("ops", "mass,laplacian,elasticity,advection_diffusion",
-                          "operators (quadrature path; laplacian and elasticity also tensor)");
+  const auto ops = o.strs(
+      "ops", "mass,laplacian,elasticity,advection_diffusion",
+      "operators (every one on every path; the tensor paths on affine elements with constant "
+      "coefficients)");
   const auto orders = o.ints("orders", "1:7", "polynomial orders p");
   const auto paths = o.strs("paths", "tensor,tensor-batched,quadrature,rhs",
-                            "paths to measure: tensor (one team per element and block), "
-                            "tensor-batched (entry tiles x element batches), quadrature, rhs "
-                            "(element_matrix vs matrix_free right-hand side)");
+                            "paths to measure: tensor (geometric tensor + one team per element "
+                            "and block), tensor-batched (geometric tensor + entry tiles x element "
+                            "batches), quadrature, rhs (element_matrix vs matrix_free right-hand "
+                            "side)");
   const auto tensor_epts =
       o.ints("tensor-ept", "0",
              "elements per team of tensor-batched (0: the default; a list sweeps them)");
@@ -192,14 +195,17 @@ int run_integrate(Options& o) {
     for (Form form : forms) {
       const int N = integration::components(form) * tables.n;
       const double out_bytes = double(N) * N * 8;
-      // --- tensor representation (affine elements): the per-element kernel and the batched
-      // (bandwidth-oriented) one, same geometric tensor, same cost model ---
-      if (form == Form::laplacian || form == Form::elasticity) {
+      // --- tensor representation (affine elements, constant coefficients: kappa = kappa0,
+      // the quadrature rows' kappa(x) is not representable): the per-element kernel and the
+      // batched (bandwidth-oriented) one, same geometric tensor, same cost model ---
+      if (run_tensor || run_batched) {
+        integration::Coefficients tcoef = coef;
+        tcoef.kappa_amp = 0.0;
         const integration::Cost c = integration::tensor_cost(form, p);
         const int ne = elements_for(b, c.flops, out_bytes);
         const HostView3 hv = grid_vertices(ne, 0.0);
         View3 verts("dg::bench::verts", ne, 8, 3);
-        View2 A0 = integration::reference_tensor_device(p);
+        View2 A0 = integration::reference_tensor_device(form, p);
         std::vector<int> kinds; // -1: tensor, >= 0: tensor-batched with that ept
         if (run_tensor) kinds.push_back(-1);
         if (run_batched)
@@ -212,7 +218,7 @@ int run_integrate(Options& o) {
           const double t_in = median_time([&]() { Kokkos::deep_copy(verts, hv); }, reps);
           const double t_kernel = median_time(
               [&]() {
-                integration::geometric_tensor(form, coef, verts, G);
+                integration::geometric_tensor(form, tcoef, verts, G);
                 if (kind < 0)
                   integration::tensor_contract(form, p, A0, G, out);
                 else

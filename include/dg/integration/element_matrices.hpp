@@ -1,6 +1,6 @@
 // Element matrices built on the device, batched over elements (docs/integration.md):
 //  * the tensor representation A_e = A0 : G_e of affine hexes (Kirby-Knepley-Logg; Knepley &
-//    Terrel) for the Laplacian and linear elasticity, and
+//    Terrel) for every form with constant coefficients, and
 //  * quadrature integration on any trilinear hex with general coefficients (Banas et al.):
 //    mass, variable-coefficient Laplacian, elasticity, the DG advection-diffusion volume matrix,
 //    in the variants metric stored / recomputed, coefficients in scratch / registers, one or
@@ -114,31 +114,58 @@ void integrate_sumfact(Form form, const Coefficients& coef, const Geometry& geo,
                        const QuadTables& t, const Variant& v, const View3& out);
 
 // ------------------------------------------------------------------------------------------
-// Tensor representation (affine elements).
+// Tensor representation (affine elements, constant coefficients).
 
-/// Reference tensor of order p: A0(k, i, j) = int_[-1,1]^3 d_r(d) phi_i d_r(d') phi_j,
-/// k = 3 d + d'. It is the Laplacian's reference tensor; elasticity's, for the vector basis
-/// phi_i e_a, is A0 (x) C with the Lame tensor C, whose constant factor is folded into the
-/// per-element geometric tensor (81 entries), so the same A0 serves both. Built once per order
-/// from exact 1-D integrals and cached (host); the device copy is (9, n*n).
+/// Number K of reference tensors of a form (per component block for elasticity):
+///   mass 1                 A0(0)       = int phi_i phi_j                       (M1 x M1 x M1)
+///   laplacian, elasticity  A0(3 d + d') = int d_r(d) phi_i d_r(d') phi_j
+///   advection_diffusion 12 the laplacian's 9, then A0(9 + d) = int d_r(d) phi_i phi_j
+/// Each is a product of 1-D factors (M1, S1, C1 or its transpose), built from exact 1-D
+/// integrals.
+constexpr int tensor_terms(Form f) {
+  return f == Form::mass ? 1 : (f == Form::advection_diffusion ? 12 : 9);
+}
+/// Width of a form's geometric tensor: tensor_terms x components^2 (1, 9, 81, 12).
+constexpr int tensor_width(Form f) {
+  return tensor_terms(f) * (f == Form::elasticity ? 9 : 1);
+}
+
+/// Reference tensor (tensor_terms(form), n, n) of order p, flattened, cached on the host. The
+/// laplacian's is also elasticity's: the reference tensor of the vector basis phi_i e_a is
+/// A0 (x) C with the Lame tensor C, whose constant factor is folded into the per-element
+/// geometric tensor (81 entries). The one-argument overloads are the laplacian's (9 terms).
+const std::vector<double>& reference_tensor(Form form, int order);
 const std::vector<double>& reference_tensor(int order);
+/// Device copy (tensor_terms(form), n*n).
+View2 reference_tensor_device(Form form, int order);
 View2 reference_tensor_device(int order);
 
-/// Geometric tensors G_e from the (constant) Jacobian at the element centre:
-///   laplacian  (elem, 9):  G(d d') = kappa0 adj(d,:) . adj(d',:) / |J|
-///   elasticity (elem, 81): G(a b d d') = (lambda adj(d,a) adj(d',b)
-///                             + mu (delta_ab adj(d,:) . adj(d',:) + adj(d,b) adj(d',a))) / |J|
-void geometric_tensor(Form form, const Coefficients& coef, const View3& verts, View2& G);
+/// Geometric tensors G_e (elem, tensor_width(form)) from the (constant) Jacobian at the element
+/// centre; adj = |J| J^{-1} (rows d), a = coef.velocity:
+///   mass                 (elem, 1):   |J|
+///   laplacian            (elem, 9):   G(d d') = kappa0 adj(d,:) . adj(d',:) / |J|
+///   elasticity           (elem, 81):  G(a b d d') = (lambda adj(d,a) adj(d',b)
+///                                       + mu (delta_ab adj(d,:) . adj(d',:) + adj(d,b) adj(d',a)))
+///                                       / |J|
+///   advection_diffusion  (elem, 12):  G(d d') = -nu adj(d,:) . adj(d',:) / |J|, G(9 + d) =
+///   adj(d,:) . a
+/// Constant coefficients only: a laplacian with kappa(x) (kappa_amp != 0 or a kappa_field) is
+/// refused (InternalError naming the coefficient). One team per `elems_per_team` elements (0:
+/// 128 on a GPU, 32 on the host): the team stages the vertices, one thread per element computes
+/// the metric into team scratch, then the team writes the contiguous block G(e0 .. e0+E-1, :)
+/// with consecutive threads on consecutive doubles (coalesced).
+void geometric_tensor(Form form, const Coefficients& coef, const View3& verts, View2& G,
+                      int elems_per_team = 0);
 /// A_e = A0 : G_e for every element: out(e, a n + i, b n + j) = sum_k A0(k, i j) G(e, (a,b), k).
 void tensor_contract(Form form, int order, const View2& A0, const View2& G, View3& out);
 /// The same result by the bandwidth-oriented kernel: a team owns a tile of `tile` consecutive
-/// entries of the flattened N x N matrix for a batch of `elems_per_team` elements (their G_e in
-/// team scratch, the tile's A0 entries in registers, reused across the batch; coalesced writes).
-/// 0 = defaults (device: 256-entry tiles, 32 / 16 elements; host: whole matrix up to 4096
-/// entries, 8 elements).
+/// entries of the flattened N x N matrix for a batch of `elems_per_team` elements (the block
+/// rows of their G_e that the tile touches in team scratch, the tile's A0 entries in registers,
+/// reused across the batch; coalesced writes). 0 = defaults (device: 256-entry tiles, 32 / 16
+/// elements; host: whole matrix up to 4096 entries, 8 elements).
 void tensor_contract_batched(Form form, int order, const View2& A0, const View2& G, View3& out,
                              int elems_per_team = 0, int tile = 0);
-/// Both steps.
+/// Both steps (geometric_tensor, tensor_contract).
 void tensor_integrate(Form form, const Coefficients& coef, const View3& verts, int order,
                       View3& out);
 Cost tensor_cost(Form form, int order);
