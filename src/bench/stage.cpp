@@ -138,7 +138,7 @@ int stage(Options& o) {
               if (var == "recompute" && me == "affine") continue;
               if (var == "quadrature" && me != "affine") continue;
               if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
-              if (var == "modal-entry" && (me != "affine" || ph != "advection")) continue;
+              if (var == "modal-entry" && me != "affine") continue;
               s.op().set_variant(v);
               if (!s.op().modal_path() && mel != modal_elems.front()) continue;
               View2 res;

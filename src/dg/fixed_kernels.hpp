@@ -98,6 +98,11 @@ extern __shared__ double dg_fixed_dynamic_shared[];
 #else
 #define DG_UNROLL
 #endif
+#if defined(__CUDA_ARCH__)
+#define DG_NO_UNROLL _Pragma("unroll 1")
+#else
+#define DG_NO_UNROLL
+#endif
 
 /// A pointer into a team's level-0 scratch (CUDA dynamic shared memory) re-derived from a
 /// __shared__ array, so that the compiler emits shared-memory loads and stores (LDS/STS with
@@ -916,6 +921,42 @@ struct Kernels {
       n1 = deven + dodd;
     }
 
+    /// Direction D = 1 (y) or 2 (z) of the volume terms of an x-pencil, o = j or l its index
+    /// along D, Ud the pencil plane (U(i, q) = Ud[i + stride_D q]): advection c v(i), diffusion
+    /// -gdd K-contraction, and the cross terms with x, -g0d sum_q S(i, q) w(q) -
+    /// gd0 sum_r S(r, i) v(r), where v = S(o, :) . U and w = S(:, o) . U along D.
+    template <int D>
+    KOKKOS_FORCEINLINE_FUNCTION static void
+    cross_terms(double* acc, const double* Ud, const double* S, const double* K, int o, double c,
+                double gdd, double g0d, double gd0) {
+      constexpr int stride = D == 1 ? P : P2;
+      double v[P], w[P];
+      DG_UNROLL
+      for (int i = 0; i < P; ++i)
+        v[i] = w[i] = 0.0;
+      DG_UNROLL
+      for (int q = 0; q < P; ++q) {
+        const double sv = S[o * P + q], sw = S[q * P + o], sk = gdd * K[o * P + q];
+        DG_UNROLL
+        for (int i = 0; i < P; ++i) {
+          const double x = Ud[i + stride * q];
+          v[i] += sv * x;
+          w[i] += sw * x;
+          acc[i] -= sk * x;
+        }
+      }
+      DG_UNROLL
+      for (int i = 0; i < P; ++i) {
+        double x = 0.0;
+        DG_UNROLL
+        for (int q = 0; q < P; ++q) {
+          if ((i + q) % 2 == 1 && q < i) x += g0d * S[i * P + q] * w[q];
+          if ((i + q) % 2 == 1 && i < q) x += gd0 * S[q * P + i] * v[q];
+        }
+        acc[i] += c * v[i] - x;
+      }
+    }
+
     /// grad u . n at face coefficient ab = (a, b) of face f from the face values TU, TN; Sa,
     /// Sb the columns a, b of S.
     KOKKOS_FORCEINLINE_FUNCTION static double face_gradient(const double* fr, int f, int ab, int a,
@@ -1217,44 +1258,15 @@ struct Kernels {
               acc[i] += s1 * Uy[i + P * q] + s2 * Uz[i + P2 * q];
           }
         } else {
-          double vy[P], vz[P], wy[P], wz[P];
-          DG_UNROLL
-          for (int i = 0; i < P; ++i)
-            vy[i] = vz[i] = wy[i] = wz[i] = 0.0;
-          const double g11 = nu * G[4], g22 = nu * G[8];
-          DG_UNROLL
-          for (int q = 0; q < P; ++q) {
-            const double sy = S[j * P + q], sz = S[l * P + q];
-            const double ty = S[q * P + j], tz = S[q * P + l];
-            const double ky = g11 * K[j * P + q], kz = g22 * K[l * P + q];
-            DG_UNROLL
-            for (int i = 0; i < P; ++i) {
-              const double y = Uy[i + P * q], z = Uz[i + P2 * q];
-              vy[i] += sy * y;
-              vz[i] += sz * z;
-              wy[i] += ty * y;
-              wz[i] += tz * z;
-              acc[i] -= ky * y + kz * z;
-            }
-          }
-          // Cross terms with x: G01 sum_q S(i, q) wy(q) + G10 sum_r S(r, i) vy(r), x-z alike.
-          const double g01 = nu * G[1], g10 = nu * G[3], g02 = nu * G[2], g20 = nu * G[6];
-          DG_UNROLL
-          for (int i = 0; i < P; ++i) {
-            double x = 0.0;
-            DG_UNROLL
-            for (int q = 0; q < P; ++q) {
-              if ((i + q) % 2 == 1 && q < i) x += S[i * P + q] * (g01 * wy[q] + g02 * wz[q]);
-              if ((i + q) % 2 == 1 && i < q) x += S[q * P + i] * (g10 * vy[q] + g20 * vz[q]);
-            }
-            acc[i] += c1 * vy[i] + c2 * vz[i] - x;
-          }
+          cross_terms<1>(acc, Uy, S, K, j, c1, nu * G[4], nu * G[1], nu * G[3]);
+          cross_terms<2>(acc, Uz, S, K, l, c2, nu * G[8], nu * G[2], nu * G[6]);
           // y-z cross terms: sum_qr [G12 S(j, q) S(r, l) + G21 S(l, r) S(q, j)] U(i, q, r).
           const double g12 = nu * G[5], g21 = nu * G[7];
           if (g12 != 0.0 || g21 != 0.0) {
-            DG_UNROLL
+            DG_NO_UNROLL
             for (int q = 0; q < P; ++q) {
               const double a12 = g12 * S[j * P + q], a21 = g21 * S[q * P + j];
+              DG_NO_UNROLL
               for (int r = 0; r < P; ++r) {
                 const double c = a12 * S[r * P + l] + a21 * S[l * P + r];
                 const double* row = U + P * q + P2 * r;
@@ -1299,8 +1311,8 @@ struct Kernels {
             }
           }
           // y faces (d = 1): (a, b) = (i, l), i_d = j; z faces (d = 2): (a, b) = (i, j),
-          // i_d = l.
-          DG_UNROLL
+          // i_d = l. Not unrolled over f (register pressure).
+          DG_NO_UNROLL
           for (int f = 2; f < 6; ++f) {
             const int d = f / 2, s = f % 2, id = d == 1 ? j : l, ob = d == 1 ? l : j;
             const double* D = Dl + f * P2;

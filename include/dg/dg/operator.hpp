@@ -70,7 +70,7 @@ struct KernelVariant {
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
   /// modal_diffusion): the quadrature-free modal path (fixed-order kernels only).
   bool modal_affine = true;
-  /// The modal advection stage in pencil form (ModalPencil: face and volume passes one thread per
+  /// The modal stage in pencil form (ModalPencil: face and volume passes one thread per
   /// pencil, structural zeros skipped); false: one thread per mode and face coefficient
   /// (dgbench stage --variants modal-entry).
   bool modal_pencil = true;
