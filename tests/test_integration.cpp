@@ -17,6 +17,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -722,8 +723,14 @@ TEST_CASE("geometric tensor refuses coefficients the tensor path cannot represen
   // kappa(x) (either way of giving it) is refused for the laplacian, with a message naming it.
   Coefficients ca = c;
   ca.kappa_amp = 0.5;
-  CHECK_THROWS_WITH(geometric_tensor(Form::laplacian, ca, tm.block.verts, G),
-                    Catch::Contains("constant kappa"));
+  // (the message checked by hand: Catch2 2.x and 3.x name their string matchers differently)
+  std::string message;
+  try {
+    geometric_tensor(Form::laplacian, ca, tm.block.verts, G);
+  } catch (const std::exception& ex) {
+    message = ex.what();
+  }
+  CHECK(message.find("constant kappa") != std::string::npos);
   const Coefficients cf = with_kappa_field(c, tm.block.nelem, 27, 5);
   CHECK_THROWS_AS(geometric_tensor(Form::laplacian, cf, tm.block.verts, G), InternalError);
   // A geometric tensor of the wrong width is refused by the contraction.

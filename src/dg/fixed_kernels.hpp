@@ -1394,11 +1394,15 @@ struct Kernels {
 
   /// Elements per team and threads of the pencil kernel: on GPUs about 128 pencils (P^2 per
   /// element) per team, the threads rounded up to whole warps; one element on CPUs.
-  static int pencil_elems(const KernelVariant& v) {
+  static int pencil_elems(const KernelVariant& v, bool diffusion) {
     if (v.modal_elems > 0) return v.modal_elems;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    // Measured on the H100 (docs/performance.md, "Session 4"); with diffusion the larger
+    // scratch and registers favour fewer elements per team.
+    if (diffusion) return P2 <= 9 ? 8 : (P <= 6 ? 2 : 1);
     return P2 >= 128 ? 1 : 128 / P2;
 #else
+    (void)diffusion;
     return 1;
 #endif
   }
@@ -1407,7 +1411,7 @@ struct Kernels {
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     const ElementBlock& b = *a.block;
-    const int ne = pencil_elems(a.variant);
+    const int ne = pencil_elems(a.variant, DIFF);
     using Kernel = ModalPencil<DIFF>;
     Kernel k{b.u,
              b.reg,
