@@ -889,7 +889,10 @@ struct Kernels {
     /// Element: U, R, Fm (neighbour's values, then fluxes), with diffusion Gn (neighbour's
     /// normal gradients), TU, TN (own face values and normal derivatives), Dl (symmetry jumps);
     /// the record.
-    static constexpr int ED = 2 * P3 + (DIFF ? 5 : 1) * 6 * P2 + GR;
+    /// States in scratch with x-rows of PX doubles: P + 1 where P is a multiple of 8, so that
+    /// the pencils of neighbouring threads do not fall on the same shared-memory banks.
+    static constexpr int PX = P % 8 == 0 ? P + 1 : P, PY = PX * P, UX = PY * P;
+    static constexpr int ED = 2 * UX + (DIFF ? 5 : 1) * 6 * P2 + GR;
     static constexpr int INFO = 13; // 64-bit words per element: 6 x (trace pointer, code), id
     KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
       return TD + ne * (ED + INFO);
@@ -901,8 +904,8 @@ struct Kernels {
     KOKKOS_FORCEINLINE_FUNCTION static void
     face_pair(const double* U, int a, int b, const double* E1, const double* dE1, double& t0,
               double& t1, double& n0, double& n1) {
-      constexpr int stride = D == 0 ? 1 : (D == 1 ? P : P2);
-      const double* v = U + (D == 0 ? P * (a + P * b) : (D == 1 ? a + P2 * b : a + P * b));
+      constexpr int stride = D == 0 ? 1 : (D == 1 ? PX : PY);
+      const double* v = U + (D == 0 ? PX * (a + P * b) : (D == 1 ? a + PY * b : a + PX * b));
       double even = 0.0, odd = 0.0, deven = 0.0, dodd = 0.0;
       DG_UNROLL
       for (int m = 0; m < P; ++m) {
@@ -929,7 +932,7 @@ struct Kernels {
     KOKKOS_FORCEINLINE_FUNCTION static void
     cross_terms(double* acc, const double* Ud, const double* S, const double* K, int o, double c,
                 double gdd, double g0d, double gd0) {
-      constexpr int stride = D == 1 ? P : P2;
+      constexpr int stride = D == 1 ? PX : PY;
       double v[P], w[P];
       DG_UNROLL
       for (int i = 0; i < P; ++i)
@@ -981,7 +984,7 @@ struct Kernels {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
         const double* U = base + k * ED;
-        double* TU = base + k * ED + 2 * P3 + 12 * P2;
+        double* TU = base + k * ED + 2 * UX + 12 * P2;
         double* TN = TU + 6 * P2;
         double E1[P], dE1[P];
         DG_UNROLL
@@ -1008,7 +1011,7 @@ struct Kernels {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
           const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
           const int e = static_cast<int>(info[k * INFO + 12]);
-          const double* TU = base + k * ED + 2 * P3 + 12 * P2;
+          const double* TU = base + k * ED + 2 * UX + 12 * P2;
           const double* TN = TU + 6 * P2;
           const double* rec = TU + 18 * P2;
           double Sa[P], Sb[P];
@@ -1108,13 +1111,14 @@ struct Kernels {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
         const int k = idx / P3, m = idx % P3, e = static_cast<int>(info[k * INFO + 12]);
         double* U = base + k * ED;
-        U[m] = u(e, m);
-        if (lsrk && !traces_only) U[P3 + m] = reg(e, m);
+        const int pm = m + (PX - P) * (m / P); // padded position
+        U[pm] = u(e, m);
+        if (lsrk && !traces_only) U[UX + pm] = reg(e, m);
       });
       if (!traces_only || DIFF) // the gradients' J^{-1} n
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 7), [&](int idx) {
           const int k = idx / 7, g = idx % 7, e = static_cast<int>(info[k * INFO + 12]);
-          double* rec = base + k * ED + 2 * P3 + (DIFF ? 5 : 1) * 6 * P2;
+          double* rec = base + k * ED + 2 * UX + (DIFF ? 5 : 1) * 6 * P2;
           if (g == 6) {
             double A[10];
             for (int c = 0; c < 10; ++c)
@@ -1154,7 +1158,7 @@ struct Kernels {
             v = neg ? -s[0] : s[0];
             if (DIFF) g = neg ? -s[1] : s[1];
           }
-          double* Fm = base + k * ED + 2 * P3;
+          double* Fm = base + k * ED + 2 * UX;
           Fm[fab] = v;
           if (DIFF) Fm[6 * P2 + fab] = g;
         });
@@ -1173,7 +1177,7 @@ struct Kernels {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
         const double* U = base + k * ED;
-        double* Fm = base + k * ED + 2 * P3;
+        double* Fm = base + k * ED + 2 * UX;
         const double* rec = Fm + (DIFF ? 5 : 1) * 6 * P2;
         double t[6];
         double Sa[DIFF ? P : 1], Sb[DIFF ? P : 1];
@@ -1220,8 +1224,8 @@ struct Kernels {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
         const double* U = base + k * ED;
-        double* R = base + k * ED + P3 + P * jl;
-        const double* Fm = base + k * ED + 2 * P3;
+        double* R = base + k * ED + UX + PX * jl;
+        const double* Fm = base + k * ED + 2 * UX;
         const double* rec = Fm + (DIFF ? 5 : 1) * 6 * P2;
         const double* G = rec + 4; // diffusion: G(d, d') = G[3 d + d']
         const double c0 = rec[0], c1 = rec[1], c2 = rec[2];
@@ -1231,7 +1235,7 @@ struct Kernels {
           double u0[P];
           DG_UNROLL
           for (int q = 0; q < P; ++q)
-            u0[q] = U[P * jl + q];
+            u0[q] = U[PX * jl + q];
           const double fx0 = Fm[jl], fx1 = Fm[P2 + jl];
           const double g00 = DIFF ? nu * G[0] : 0.0;
           DG_UNROLL
@@ -1247,15 +1251,15 @@ struct Kernels {
         }
         // y and z: one row of S (and K) each; with diffusion the contractions S U along y and
         // z (vy, vz) and S^T U (wy, wz) feed the x-y and x-z cross terms.
-        const double* Uy = U + P2 * l; // U(i, q, l) = Uy[i + P q]
-        const double* Uz = U + P * j;  // U(i, j, q) = Uz[i + P2 q]
+        const double* Uy = U + PY * l; // U(i, q, l) = Uy[i + PX q]
+        const double* Uz = U + PX * j; // U(i, j, q) = Uz[i + PY q]
         if (!DIFF) {
           DG_UNROLL
           for (int q = 0; q < P; ++q) {
             const double s1 = c1 * S[j * P + q], s2 = c2 * S[l * P + q];
             DG_UNROLL
             for (int i = 0; i < P; ++i)
-              acc[i] += s1 * Uy[i + P * q] + s2 * Uz[i + P2 * q];
+              acc[i] += s1 * Uy[i + PX * q] + s2 * Uz[i + PY * q];
           }
         } else {
           cross_terms<1>(acc, Uy, S, K, j, c1, nu * G[4], nu * G[1], nu * G[3]);
@@ -1269,7 +1273,7 @@ struct Kernels {
               DG_NO_UNROLL
               for (int r = 0; r < P; ++r) {
                 const double c = a12 * S[r * P + l] + a21 * S[l * P + r];
-                const double* row = U + P * q + P2 * r;
+                const double* row = U + PX * q + PY * r;
                 DG_UNROLL
                 for (int i = 0; i < P; ++i)
                   acc[i] -= c * row[i];
@@ -1346,12 +1350,13 @@ struct Kernels {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
         const int k = idx / P3, m = idx % P3, e = static_cast<int>(info[k * INFO + 12]);
         double* U = base + k * ED;
-        const double kr = U[P3 + m];
+        const int pm = m + (PX - P) * (m / P);
+        const double kr = U[UX + pm];
         if (lsrk) {
           reg(e, m) = kr;
-          const double un = U[m] + ep.b * kr;
+          const double un = U[pm] + ep.b * kr;
           u(e, m) = un;
-          U[m] = un;
+          U[pm] = un;
         } else {
           ep.out(e, m) = kr;
         }
@@ -1407,13 +1412,11 @@ struct Kernels {
 #endif
   }
 
-  template <bool DIFF>
-  static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
-    const int n = static_cast<int>(a.elems.extent(0));
+  /// The modal kernels (Modal, ModalPencil) share their members and their order.
+  template <class K>
+  static K modal_kernel(const StageArgs& a, bool traces_only, const View4& out, int ne) {
     const ElementBlock& b = *a.block;
-    const int ne = pencil_elems(a.variant, DIFF);
-    using Kernel = ModalPencil<DIFF>;
-    Kernel k{b.u,
+    return K{b.u,
              b.reg,
              b.vgeo,
              b.ghost,
@@ -1434,6 +1437,14 @@ struct Kernels {
              traces_only,
              ne,
              0};
+  }
+
+  template <bool DIFF>
+  static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
+    const int n = static_cast<int>(a.elems.extent(0));
+    const int ne = pencil_elems(a.variant, DIFF);
+    using Kernel = ModalPencil<DIFF>;
+    Kernel k = modal_kernel<Kernel>(a, traces_only, out, ne);
     const size_t bytes = sizeof(double) * Kernel::scratch_doubles(ne) + 256;
     const int threads =
         a.variant.team_size > 0 ? a.variant.team_size : std::min(256, (ne * P2 + 31) / 32 * 32);
@@ -1445,28 +1456,7 @@ struct Kernels {
   template <bool DIFF>
   static void launch_modal(const StageArgs& a, bool traces_only, const View4& out, int ne) {
     const int n = static_cast<int>(a.elems.extent(0));
-    const ElementBlock& b = *a.block;
-    Modal<DIFF> k{b.u,
-                  b.reg,
-                  b.vgeo,
-                  b.ghost,
-                  b.fgeo,
-                  b.trace,
-                  out,
-                  b.ftype,
-                  b.nbr,
-                  b.nbr_face,
-                  b.orient,
-                  b.tau,
-                  a.elems,
-                  b.tables,
-                  {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
-                  a.pde.diffusion.nu,
-                  a.pde.diffusion.eta,
-                  a.ep,
-                  traces_only,
-                  ne,
-                  0};
+    Modal<DIFF> k = modal_kernel<Modal<DIFF>>(a, traces_only, out, ne);
     const size_t bytes =
         sizeof(double) * (Modal<DIFF>::shared_doubles() + ne * Modal<DIFF>::ED) + 256;
     // 128 threads measured fastest on the H100 for p = 3..7 (docs/performance.md).
