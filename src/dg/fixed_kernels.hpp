@@ -119,6 +119,25 @@ KOKKOS_INLINE_FUNCTION double* shared_space(double* p) {
 #endif
 }
 
+/// The volume part of a modal kernel's per-element record from the affine metric vgeo(e, 0, :)
+/// (adj J row-major, then |J|): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|, with diffusion [4..12]
+/// G = adj adj^T / |J|.
+KOKKOS_INLINE_FUNCTION void volume_record(const View3& vgeo, int e, const double vel[3],
+                                          bool diffusion, double* rec) {
+  double A[10];
+  for (int g = 0; g < 10; ++g)
+    A[g] = vgeo(e, 0, g);
+  for (int d = 0; d < 3; ++d)
+    rec[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
+  rec[3] = 1.0 / A[9];
+  if (diffusion)
+    for (int d = 0; d < 3; ++d)
+      for (int dp = 0; dp < 3; ++dp)
+        rec[4 + 3 * d + dp] =
+            (A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] + A[3 * d + 2] * A[3 * dp + 2]) /
+            A[9];
+}
+
 template <int P, int Q>
 struct Kernels {
   static constexpr int P2 = P * P, P3 = P * P * P, Q2 = Q * Q, Q3 = Q * Q * Q;
@@ -601,18 +620,7 @@ struct Kernels {
     /// Geometry record of element e: group 6 the volume entries, group f < 6 face f's.
     KOKKOS_INLINE_FUNCTION void record(int e, int group, double* rec) const {
       if (group == 6) {
-        double A[10];
-        for (int g = 0; g < 10; ++g)
-          A[g] = vgeo(e, 0, g);
-        for (int d = 0; d < 3; ++d)
-          rec[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
-        rec[3] = 1.0 / A[9];
-        if (DIFF)
-          for (int d = 0; d < 3; ++d)
-            for (int dp = 0; dp < 3; ++dp)
-              rec[4 + 3 * d + dp] = (A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] +
-                                     A[3 * d + 2] * A[3 * dp + 2]) /
-                                    A[9];
+        volume_record(vgeo, e, vel, DIFF, rec);
         return;
       }
       double* fr = rec + FR + 8 * group;
@@ -1120,18 +1128,7 @@ struct Kernels {
           const int k = idx / 7, g = idx % 7, e = static_cast<int>(info[k * INFO + 12]);
           double* rec = base + k * ED + 2 * UX + (DIFF ? 5 : 1) * 6 * P2;
           if (g == 6) {
-            double A[10];
-            for (int c = 0; c < 10; ++c)
-              A[c] = vgeo(e, 0, c);
-            for (int d = 0; d < 3; ++d)
-              rec[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
-            rec[3] = 1.0 / A[9];
-            if (DIFF)
-              for (int d = 0; d < 3; ++d)
-                for (int dp = 0; dp < 3; ++dp)
-                  rec[4 + 3 * d + dp] = (A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] +
-                                         A[3 * d + 2] * A[3 * dp + 2]) /
-                                        A[9];
+            volume_record(vgeo, e, vel, DIFF, rec);
           } else {
             double* fr = rec + FR + FS * g;
             fr[0] =
