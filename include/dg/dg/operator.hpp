@@ -75,16 +75,13 @@ struct KernelVariant {
   /// (dgbench stage --variants modal-entry).
   bool modal_pencil = true;
   /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up
-  /// to order modal_diffusion_max_order. Its symmetry and cross terms cost O(P^5) per element
-  /// against the quadrature path's O(P^4): on the H100 it is still 3 to 9.5x faster for
-  /// p = 2..8; on one CPU core 1.1 to 1.9x faster for p = 2..4 and slower from p = 5
-  /// (docs/performance.md), hence the per-backend limit.
+  /// to order modal_diffusion_max_order. With the pencil kernels (session 4) it is faster than
+  /// the quadrature path at every measured order: 1.3 to 2.9x on the H100 over the session-3
+  /// modal kernel (itself 3 to 9.5x over quadrature) and 1.4 to 2.7x over quadrature on one CPU
+  /// core for p = 2..8 (docs/performance.md). The session-3 entry-wise kernel was slower than
+  /// quadrature on CPUs from p = 5, hence the option.
   bool modal_diffusion = true;
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
   int modal_diffusion_max_order = 15;
-#else
-  int modal_diffusion_max_order = 4;
-#endif
   /// Whether advection-diffusion of order p takes the modal path (given an affine block).
   bool modal_with_diffusion(int order) const {
     return modal_diffusion && order <= modal_diffusion_max_order;
