@@ -138,6 +138,38 @@ KOKKOS_INLINE_FUNCTION void volume_record(const View3& vgeo, int e, const double
             A[9];
 }
 
+/// Face f's part of a modal kernel's record: [0] a . n, [1] dS, with diffusion [2..4]
+/// (J^{-1} n)_d and [5] eta nu tau; the face type (as a double) at fr[type_slot].
+KOKKOS_INLINE_FUNCTION void face_record(const View4& fgeo, const IView2& ftype, const View2& tau,
+                                        int e, int f, const double vel[3], bool diffusion,
+                                        double eta_nu, int type_slot, double* fr) {
+  fr[0] = vel[0] * fgeo(e, f, 0, 0) + vel[1] * fgeo(e, f, 0, 1) + vel[2] * fgeo(e, f, 0, 2);
+  fr[1] = fgeo(e, f, 0, 3);
+  if (diffusion) {
+    for (int d = 0; d < 3; ++d)
+      fr[2 + d] = fgeo(e, f, 0, 4 + d);
+    fr[5] = eta_nu * tau(e, f);
+  }
+  fr[type_slot] = static_cast<double>(ftype(e, f));
+}
+
+/// The fields of the modal stage kernels (Modal, ModalPencil).
+struct ModalFields {
+  View2 u, reg; // the epilogue (ep) carries the store-mode output
+  View3 vgeo, ghost;
+  View4 fgeo, trace, trace_out;
+  IView2 ftype, nbr, nbr_face, orient;
+  View2 tau;
+  IView1 elems;
+  BasisTables tables;
+  double vel[3];
+  double nu, eta;
+  Epilogue ep;
+  bool traces_only;
+  int ne; // elements per team, processed concurrently
+  int level;
+};
+
 template <int P, int Q>
 struct Kernels {
   static constexpr int P2 = P * P, P3 = P * P * P, Q2 = Q * Q, Q3 = Q * Q * Q;
@@ -535,20 +567,7 @@ struct Kernels {
   /// A handful of team barriers per element instead of ~70; equal to the quadrature path to
   /// round-off.
   template <bool DIFF>
-  struct Modal {
-    View2 u, reg; // the epilogue (ep) carries the store-mode output
-    View3 vgeo, ghost;
-    View4 fgeo, trace, trace_out;
-    IView2 ftype, nbr, nbr_face, orient;
-    View2 tau;
-    IView1 elems;
-    BasisTables tables;
-    double vel[3];
-    double nu, eta;
-    Epilogue ep;
-    bool traces_only;
-    int ne; // elements per team, processed concurrently
-    int level;
+  struct Modal : ModalFields {
 
     // Per-element geometry record (GR doubles): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|,
     // [4..12] G = adj adj^T / |J| (diffusion); then per face f at FR + 8 f: [0] a . n, [1] dS,
@@ -623,16 +642,7 @@ struct Kernels {
         volume_record(vgeo, e, vel, DIFF, rec);
         return;
       }
-      double* fr = rec + FR + 8 * group;
-      fr[0] = vel[0] * fgeo(e, group, 0, 0) + vel[1] * fgeo(e, group, 0, 1) +
-              vel[2] * fgeo(e, group, 0, 2);
-      fr[1] = fgeo(e, group, 0, 3);
-      if (DIFF) {
-        for (int d = 0; d < 3; ++d)
-          fr[2 + d] = fgeo(e, group, 0, 4 + d);
-        fr[5] = eta * nu * tau(e, group);
-      }
-      fr[6] = static_cast<double>(ftype(e, group));
+      face_record(fgeo, ftype, tau, e, group, vel, DIFF, eta * nu, 6, rec + FR + 8 * group);
     }
 
     /// Modal traces of the states V of the team's nl elements into dst (elem, face, 0..P^2-1,
@@ -873,25 +883,13 @@ struct Kernels {
   ///    over the (y, z) plane with broadcast loads;
   ///  * the update and the global stores run per mode after a barrier (coalesced).
   template <bool DIFF>
-  struct ModalPencil {
-    View2 u, reg;
-    View3 vgeo, ghost;
-    View4 fgeo, trace, trace_out;
-    IView2 ftype, nbr, nbr_face, orient;
-    View2 tau;
-    IView1 elems;
-    BasisTables tables;
-    double vel[3];
-    double nu, eta;
-    Epilogue ep;
-    bool traces_only;
-    int ne; // elements per team
-    int level;
+  struct ModalPencil : ModalFields {
 
     /// Per-element record: [0..2] c_d = adj(J)[d] . a, [3] 1/|J|, with diffusion [4..12]
-    /// G = adj adj^T / |J|; face f at FR + FS f: a . n, dS, face type, with diffusion
-    /// (J^{-1} n)_{0,1,2}, eta nu tau.
-    static constexpr int FR = DIFF ? 13 : 4, FS = DIFF ? 7 : 3, GR = FR + 6 * FS;
+    /// G = adj adj^T / |J| (volume_record); face f at FR + FS f as written by face_record, its
+    /// type at FT.
+    static constexpr int FR = DIFF ? 13 : 4, FS = DIFF ? 7 : 3, FT = DIFF ? 6 : 2;
+    static constexpr int GR = FR + 6 * FS;
     /// Team: S, E_1, and with diffusion K, dE_1.
     static constexpr int TD = DIFF ? 2 * P2 + 2 * P : P2 + P;
     /// Element: U, R, Fm (neighbour's values, then fluxes), with diffusion Gn (neighbour's
@@ -982,7 +980,7 @@ struct Kernels {
         da += Sa[q] * T[q + P * b];
         db += Sb[q] * T[a + P * q];
       }
-      return fr[3 + d] * TN[f * P2 + ab] + fr[3 + ta] * da + fr[3 + tb] * db;
+      return fr[2 + d] * TN[f * P2 + ab] + fr[2 + ta] * da + fr[2 + tb] * db;
     }
 
     /// Face values (and with diffusion normal derivatives) of the states U of the team's
@@ -1130,16 +1128,7 @@ struct Kernels {
           if (g == 6) {
             volume_record(vgeo, e, vel, DIFF, rec);
           } else {
-            double* fr = rec + FR + FS * g;
-            fr[0] =
-                vel[0] * fgeo(e, g, 0, 0) + vel[1] * fgeo(e, g, 0, 1) + vel[2] * fgeo(e, g, 0, 2);
-            fr[1] = fgeo(e, g, 0, 3);
-            fr[2] = static_cast<double>(ftype(e, g));
-            if (DIFF) {
-              for (int d = 0; d < 3; ++d)
-                fr[3 + d] = fgeo(e, g, 0, 4 + d);
-              fr[6] = eta * nu * tau(e, g);
-            }
+            face_record(fgeo, ftype, tau, e, g, vel, DIFF, eta * nu, FT, rec + FR + FS * g);
           }
         });
       if (!traces_only) {
@@ -1201,14 +1190,14 @@ struct Kernels {
         for (int f = 0; f < 6; ++f) {
           const double* fr = rec + FR + FS * f;
           const double uin = t[f], an = fr[0], dS = fr[1];
-          const bool outflow = static_cast<int>(fr[2]) == face_outflow;
+          const bool outflow = static_cast<int>(fr[FT]) == face_outflow;
           const double uout = outflow ? uin : Fm[f * P2 + ab];
           double flux = physics::upwind_flux(an, uin, uout);
           if (DIFF) {
             const double* TU = Fm + 12 * P2;
             const double gin = face_gradient(fr, f, ab, a, b, Sa, Sb, TU, TU + 6 * P2);
             const double gout = outflow ? gin : Fm[6 * P2 + f * P2 + ab];
-            flux += physics::sipg_flux(nu, fr[6], uin, uout, gin, gout);
+            flux += physics::sipg_flux(nu, fr[5], uin, uout, gin, gout);
             Fm[24 * P2 + f * P2 + ab] = 0.5 * nu * (uin - uout) * dS; // Dl
           }
           Fm[f * P2 + ab] = -flux * dS;
@@ -1288,8 +1277,8 @@ struct Kernels {
           acc[i] += ey0 * Fy[i] + ey1 * Fy[P2 + i] + ez0 * Fz[i] + ez1 * Fz[P2 + i];
         if (DIFF) {
           // Symmetry terms (nu/2)[u] grad(phi) . n: per face f (d, s) with tangential
-          // coefficients (a, b), fr[3 + d] dE_s(i_d) D(a, b) + E_s(i_d) (fr[3 + ta] la +
-          // fr[3 + tb] lb), la = sum_q S(a, q) D(q, b), lb = sum_q S(b, q) D(a, q).
+          // coefficients (a, b), fr[2 + d] dE_s(i_d) D(a, b) + E_s(i_d) (fr[2 + ta] la +
+          // fr[2 + tb] lb), la = sum_q S(a, q) D(q, b), lb = sum_q S(b, q) D(a, q).
           const double* Dl = Fm + 24 * P2;
           const double* frs = rec + FR;
           // x faces: (a, b) = (j, l), i_d = i.
@@ -1303,7 +1292,7 @@ struct Kernels {
               la += S[j * P + q] * D[q + P * l];
               lb += S[l * P + q] * D[j + P * q];
             }
-            const double fd = fr[3] * D[jl], tang = fr[4] * la + fr[5] * lb;
+            const double fd = fr[2] * D[jl], tang = fr[3] * la + fr[4] * lb;
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
               const double es = (s == 0 && i % 2 == 1) ? -E[i] : E[i];
@@ -1321,7 +1310,7 @@ struct Kernels {
             const double e1 = E[id], de1 = dE[id];
             const double es = (s == 0 && (id & 1)) ? -e1 : e1;
             const double des = s == 1 ? de1 : ((id & 1) ? de1 : -de1);
-            const double fn = fr[3 + d], fa = fr[3 + 0], fb = fr[3 + (d == 1 ? 2 : 1)];
+            const double fn = fr[2 + d], fa = fr[2 + 0], fb = fr[2 + (d == 1 ? 2 : 1)];
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
               double la = 0.0, lb = 0.0;
@@ -1413,27 +1402,27 @@ struct Kernels {
   template <class K>
   static K modal_kernel(const StageArgs& a, bool traces_only, const View4& out, int ne) {
     const ElementBlock& b = *a.block;
-    return K{b.u,
-             b.reg,
-             b.vgeo,
-             b.ghost,
-             b.fgeo,
-             b.trace,
-             out,
-             b.ftype,
-             b.nbr,
-             b.nbr_face,
-             b.orient,
-             b.tau,
-             a.elems,
-             b.tables,
-             {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
-             a.pde.diffusion.nu,
-             a.pde.diffusion.eta,
-             a.ep,
-             traces_only,
-             ne,
-             0};
+    return K{ModalFields{b.u,
+                         b.reg,
+                         b.vgeo,
+                         b.ghost,
+                         b.fgeo,
+                         b.trace,
+                         out,
+                         b.ftype,
+                         b.nbr,
+                         b.nbr_face,
+                         b.orient,
+                         b.tau,
+                         a.elems,
+                         b.tables,
+                         {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
+                         a.pde.diffusion.nu,
+                         a.pde.diffusion.eta,
+                         a.ep,
+                         traces_only,
+                         ne,
+                         0}};
   }
 
   template <bool DIFF>
