@@ -62,7 +62,8 @@ struct KernelVariant {
   /// ... register-blocked: 1-D pencils per thread in each contraction (1 or 2; 2 loads each
   /// table entry once for two pencils, dgbench --variants conc2).
   int pencils_per_thread = 1;
-  /// Threads per team on GPUs (0: 32 for p <= 5, else 64; 128 on the modal path).
+  /// Threads per team on GPUs (0: 32 for p <= 5, else 64; on the modal path 128, the pencil
+  /// kernel about 128 pencils per team rounded up to whole warps).
   int team_size = 0;
   /// Elements per team on the modal path, processed concurrently (0: by order on GPUs, 1 on
   /// CPUs).
