@@ -105,11 +105,7 @@ def plot_dofs(gpu, out, ps=(1, 2, 4, 6, 8, 12, 15)):
     axes[0].set_ylabel("DOF/s (best variant, median)")
     axes[1].legend(fontsize=8, ncol=2)
     fig.suptitle("dgbench transforms on one GPU")
-    fig.tight_layout()
-    path = os.path.join(out, "transforms_dofs.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "transforms_dofs.png")
 
 
 def speedups(gpu, cpu, op, at):
@@ -154,11 +150,7 @@ def plot_speedup(gpu, cpus, out):
     axes[1].legend(fontsize=7)
     fig.suptitle("GPU speedup over the CPU (filled: kernel only; open: GPU time includes the "
                  "host<->device transfer)", fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(out, "transforms_speedup.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "transforms_speedup.png")
 
 
 def bandwidth(gpu, op):
@@ -172,25 +164,35 @@ def bandwidth(gpu, op):
     return res
 
 
+def save(fig, out, name):
+    """Lays out, writes out/name and closes the figure; returns the path."""
+    fig.tight_layout()
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def bandwidth_axes(ax, title, ymax):
+    """A fraction-of-copy-bandwidth panel against p, with the 70% target line."""
+    ax.axhline(0.7, color="k", ls="--", lw=0.8, label="target 70%")
+    ax.set_title(title)
+    ax.set_xlabel("order p (q = p + 2)")
+    ax.set_ylim(0, ymax)
+    ax.grid(True, alpha=0.3)
+
+
 def plot_bandwidth(gpu, out):
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for ax, op in zip(axes, OPS):
         for lab, pts in sorted(bandwidth(gpu, op).items()):
             ax.plot([p for p, _ in pts], [r["frac_copy_bw"] for _, r in pts], "o-", ms=4,
                     label=lab)
-        ax.axhline(0.7, color="k", ls="--", lw=0.8, label="target 70%")
-        ax.set_title(f"{op}, ~1e8 DOF")
-        ax.set_xlabel("order p (q = p + 2)")
-        ax.set_ylim(0, 1)
-        ax.grid(True, alpha=0.3)
+        bandwidth_axes(ax, f"{op}, ~1e8 DOF", 1.0)
     axes[0].set_ylabel("fraction of measured copy bandwidth")
     axes[1].legend(fontsize=8, title="variant/elements per team", title_fontsize=8)
     fig.suptitle("Transforms: bytes (input + output) per second over the copy bandwidth")
-    fig.tight_layout()
-    path = os.path.join(out, "transforms_bandwidth.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "transforms_bandwidth.png")
 
 
 def plot_concurrent(rows, out):
@@ -208,19 +210,11 @@ def plot_concurrent(rows, out):
                 if c:
                     pts.append((p, max(r["frac_copy_bw"] for r in c)))
             ax.plot([p for p, _ in pts], [f for _, f in pts], "o-", ms=4, label=lab)
-        ax.axhline(0.7, color="k", ls="--", lw=0.8, label="target 70%")
-        ax.set_title(f"{op}, ~1e8 DOF, best configuration per p")
-        ax.set_xlabel("order p (q = p + 2)")
-        ax.set_ylim(0, 1.15)
-        ax.grid(True, alpha=0.3)
+        bandwidth_axes(ax, f"{op}, ~1e8 DOF, best configuration per p", 1.15)
     axes[0].set_ylabel("fraction of measured copy bandwidth")
     axes[1].legend(fontsize=8)
     fig.suptitle("Transforms on one H100: concurrent elements per team")
-    fig.tight_layout()
-    path = os.path.join(out, "transforms_concurrent.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "transforms_concurrent.png")
 
 
 def tables(gpu, cpus):
