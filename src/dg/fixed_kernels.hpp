@@ -119,6 +119,28 @@ KOKKOS_INLINE_FUNCTION double* shared_space(double* p) {
 #endif
 }
 
+/// Asynchronous global-to-shared copy of one double (cp.async, sm_80 and later) where dst is in
+/// level-0 scratch (SHARED), so that a team has all its loads in flight at once instead of one
+/// load per thread and loop trip: the copies bypass the registers and are not ordered behind
+/// the shared-memory stores. A plain copy elsewhere. copy_wait() completes the calling thread's
+/// copies; a team barrier after it makes them visible to the team.
+template <bool SHARED>
+KOKKOS_FORCEINLINE_FUNCTION void copy_async(double* dst, const double* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if (SHARED) {
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+    return;
+  }
+#endif
+  *dst = *src;
+}
+KOKKOS_FORCEINLINE_FUNCTION void copy_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 /// The volume part of a modal kernel's per-element record from the affine metric vgeo(e, 0, :)
 /// (adj J row-major, then |J|): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|, with diffusion [4..12]
 /// G = adj adj^T / |J|.
@@ -1059,11 +1081,12 @@ struct Kernels {
       double* scratch = static_cast<double*>(
           team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles(ne)));
       if (level == 0)
-        run(team, shared_space(scratch));
+        run<true>(team, shared_space(scratch));
       else
-        run(team, scratch);
+        run<false>(team, scratch);
     }
 
+    template <bool SHARED>
     KOKKOS_FORCEINLINE_FUNCTION void run(const TeamMember& team, double* S) const {
       const bool lsrk = ep.mode == Epilogue::lsrk;
       const int nelem = static_cast<int>(elems.extent(0));
@@ -1075,9 +1098,10 @@ struct Kernels {
       double* base = S + TD;
       long long* info = reinterpret_cast<long long*>(base + ne * ED);
 
-      // 0. Tables; element ids; per face the neighbour's trace pointer and orientation code
-      //    (bit 4: a and b swapped; bits 5, 6: sign flips with the parity of a, b; bits 8..:
-      //    components per trace entry).
+      // 0. Tables; the states and registers (asynchronous copies, in flight while the rest of
+      //    the team's loads are issued); the geometry records; element ids; per face the
+      //    neighbour's trace pointer and orientation code (bit 4: a and b swapped; bits 5, 6:
+      //    sign flips with the parity of a, b; bits 8..: components per trace entry).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TD), [&](int m) {
         if (m < P2)
           S[m] = tables.S(m / P, m % P);
@@ -1087,6 +1111,13 @@ struct Kernels {
           K[m - P2 - P] = tables.K((m - P2 - P) / P, (m - P2 - P) % P);
         else
           dE[m - 2 * P2 - P] = tables.dE(1, m - 2 * P2 - P);
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3, e = elems(e0 + k);
+        double* U = base + k * ED;
+        const int pm = m + (PX - P) * (m / P); // padded position
+        copy_async<SHARED>(U + pm, &u(e, m));
+        if (lsrk && !traces_only) copy_async<SHARED>(U + UX + pm, &reg(e, m));
       });
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6), [&](int idx) {
         const int k = idx / 6, f = idx % 6, e = elems(e0 + k);
@@ -1111,19 +1142,9 @@ struct Kernels {
         inf[2 * f] = reinterpret_cast<long long>(src);
         inf[2 * f + 1] = code;
       });
-      team.team_barrier();
-
-      // 1. Every other global read: states, registers, geometry records, neighbours' traces.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
-        const int k = idx / P3, m = idx % P3, e = static_cast<int>(info[k * INFO + 12]);
-        double* U = base + k * ED;
-        const int pm = m + (PX - P) * (m / P); // padded position
-        U[pm] = u(e, m);
-        if (lsrk && !traces_only) U[UX + pm] = reg(e, m);
-      });
       if (!traces_only || DIFF) // the gradients' J^{-1} n
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 7), [&](int idx) {
-          const int k = idx / 7, g = idx % 7, e = static_cast<int>(info[k * INFO + 12]);
+          const int k = idx / 7, g = idx % 7, e = elems(e0 + k);
           double* rec = base + k * ED + 2 * UX + (DIFF ? 5 : 1) * 6 * P2;
           if (g == 6) {
             volume_record(vgeo, e, vel, DIFF, rec);
@@ -1131,24 +1152,24 @@ struct Kernels {
             face_record(fgeo, ftype, tau, e, g, vel, DIFF, eta * nu, FT, rec + FR + FS * g);
           }
         });
+      team.team_barrier();
+
+      // 1. The neighbours' traces as stored (asynchronous copies; the orientation's sign flips
+      //    are applied where they are read, in the flux pass).
       if (!traces_only) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
           const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
           const long long* inf = info + k * INFO + 2 * f;
           const double* src = reinterpret_cast<const double*>(inf[0]);
-          double v = 0.0, g = 0.0; // boundary faces: replaced by this side's (outflow) later
-          if (src) {
-            const int code = static_cast<int>(inf[1]), a = ab % P, b = ab / P;
-            const double* s = src + ((code & 16) ? b + P * a : a + P * b) * (code >> 8);
-            const bool neg = (((code >> 5) & a) ^ ((code >> 6) & b)) & 1;
-            v = neg ? -s[0] : s[0];
-            if (DIFF) g = neg ? -s[1] : s[1];
-          }
+          if (!src) return; // boundary faces: not read
+          const int code = static_cast<int>(inf[1]), a = ab % P, b = ab / P;
+          const double* s = src + ((code & 16) ? b + P * a : a + P * b) * (code >> 8);
           double* Fm = base + k * ED + 2 * UX;
-          Fm[fab] = v;
-          if (DIFF) Fm[6 * P2 + fab] = g;
+          copy_async<SHARED>(Fm + fab, s);
+          if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, s + 1);
         });
       }
+      copy_wait();
       team.team_barrier();
       if (traces_only) {
         emit(team, S, E, dE, base, info, nl);
@@ -1191,12 +1212,18 @@ struct Kernels {
           const double* fr = rec + FR + FS * f;
           const double uin = t[f], an = fr[0], dS = fr[1];
           const bool outflow = static_cast<int>(fr[FT]) == face_outflow;
-          const double uout = outflow ? uin : Fm[f * P2 + ab];
+          // The neighbour's value as copied, re-oriented; 0 on boundary faces, this side's on
+          // outflow faces.
+          const long long* inf = info + k * INFO + 2 * f;
+          const int code = static_cast<int>(inf[1]);
+          const double sg =
+              inf[0] == 0 ? 0.0 : ((((code >> 5) & a) ^ ((code >> 6) & b)) & 1 ? -1.0 : 1.0);
+          const double uout = outflow ? uin : sg * Fm[f * P2 + ab];
           double flux = physics::upwind_flux(an, uin, uout);
           if (DIFF) {
             const double* TU = Fm + 12 * P2;
             const double gin = face_gradient(fr, f, ab, a, b, Sa, Sb, TU, TU + 6 * P2);
-            const double gout = outflow ? gin : Fm[6 * P2 + f * P2 + ab];
+            const double gout = outflow ? gin : sg * Fm[6 * P2 + f * P2 + ab];
             flux += physics::sipg_flux(nu, fr[5], uin, uout, gin, gout);
             Fm[24 * P2 + f * P2 + ab] = 0.5 * nu * (uin - uout) * dS; // Dl
           }
