@@ -163,16 +163,23 @@ output: {snapshots: false, quiet: true, directory: test_out}
       KernelVariant modal5 = modal;
       modal5.modal_elems = 5;
       CHECK(rel_diff(rhs_with(s, modal5), ref) < 1e-12);
+      // Several batches per team (8 batches of 5 over 3 teams: the next batch's loads in
+      // flight while one is computed, the last team with two).
+      KernelVariant batched = modal5;
+      batched.modal_batches = 3;
+      CHECK(rel_diff(rhs_with(s, batched), ref) < 1e-12);
       // LSRK steps: modal traces handed on from stage to stage.
       std::vector<std::vector<double>> modes;
-      for (int use_modal : {0, 1, 5}) {
+      // 0: quadrature; 1, 5 elements per team; -2: 2 elements per team in batches of 4.
+      for (int use_modal : {0, 1, 5, -2}) {
         Solver t(cfg, MPI_COMM_WORLD);
         t.initialize();
         KernelVariant v;
-        v.modal_affine = use_modal > 0;
-        v.modal_diffusion = use_modal > 0;
+        v.modal_affine = use_modal != 0;
+        v.modal_diffusion = use_modal != 0;
         v.modal_diffusion_max_order = fixed::max_order;
-        v.modal_elems = use_modal;
+        v.modal_elems = use_modal < 0 ? -use_modal : use_modal;
+        v.modal_batches = use_modal < 0 ? 4 : 0;
         t.op().set_variant(v);
         for (int k = 0; k < 3; ++k)
           t.step(2e-4);
@@ -180,5 +187,6 @@ output: {snapshots: false, quiet: true, directory: test_out}
       }
       CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
       CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
+      CHECK(rel_diff(modes[3], modes[0]) < 1e-12);
     }
 }

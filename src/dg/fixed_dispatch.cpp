@@ -4,6 +4,7 @@
 #include "dg/dg/fixed_order.hpp"
 
 #include "dg/core/error.hpp"
+#include "fixed_kernels.hpp"
 
 #define DG_FIXED_DECLARE(p)                                                                        \
   void stage_p##p(const StageArgs&);                                                               \
@@ -66,6 +67,15 @@ void backward(int order, const BasisTables& t, const View2& modes, const View2& 
 void inner(int order, const BasisTables& t, const View2& vals, const View2& modes,
            const KernelVariant& v) {
   entry(order).transform(t, vals, modes, true, v);
+}
+
+void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde, View2& rec,
+                   LView2& words) {
+  const double* a = pde.advection.a;
+  if (pde.diffusion.nu > 0.0)
+    build_modal_records<true>(b, a, pde.diffusion.eta * pde.diffusion.nu, rec, words);
+  else
+    build_modal_records<false>(b, a, 0.0, rec, words);
 }
 
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v) {

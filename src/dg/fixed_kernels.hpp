@@ -4,6 +4,7 @@
 // one 1-D pencil of the tensor in registers. Included only by the generated per-order sources.
 #pragma once
 
+#include "dg/core/error.hpp"
 #include "dg/dg/face_flux.hpp"
 #include "dg/dg/fixed_order.hpp"
 #include "dg/dg/trilinear.hpp"
@@ -119,13 +120,14 @@ KOKKOS_INLINE_FUNCTION double* shared_space(double* p) {
 #endif
 }
 
-/// Asynchronous global-to-shared copy of one double (cp.async, sm_80 and later) where dst is in
-/// level-0 scratch (SHARED), so that a team has all its loads in flight at once instead of one
-/// load per thread and loop trip: the copies bypass the registers and are not ordered behind
-/// the shared-memory stores. A plain copy elsewhere. copy_wait() completes the calling thread's
-/// copies; a team barrier after it makes them visible to the team.
-template <bool SHARED>
-KOKKOS_FORCEINLINE_FUNCTION void copy_async(double* dst, const double* src) {
+/// Asynchronous global-to-shared copy of one 8-byte value (cp.async, sm_80 and later) where
+/// dst is in level-0 scratch (SHARED), so that a team has all its loads in flight at once
+/// instead of one load per thread and loop trip: the copies bypass the registers and are not
+/// ordered behind the shared-memory stores. A plain copy elsewhere. copy_wait() completes the
+/// calling thread's copies; a team barrier after it makes them visible to the team.
+template <bool SHARED, class T>
+KOKKOS_FORCEINLINE_FUNCTION void copy_async(T* dst, const T* src) {
+  static_assert(sizeof(T) == 8, "8-byte copies");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if (SHARED) {
     const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
@@ -175,6 +177,65 @@ KOKKOS_INLINE_FUNCTION void face_record(const View4& fgeo, const IView2& ftype, 
   fr[type_slot] = static_cast<double>(ftype(e, f));
 }
 
+/// Layout of the pencil kernel's per-element record (built once per operator by
+/// build_modal_records): [0..FR) the volume record, then per face f at FR + FS f the face
+/// record with the face type at FT.
+template <bool DIFF>
+struct ModalRecordLayout {
+  static constexpr int FR = DIFF ? 13 : 4, FS = DIFF ? 7 : 3, FT = DIFF ? 6 : 2;
+  static constexpr int GR = FR + 6 * FS;
+};
+
+/// Neighbour word of a face for the pencil kernel: the offset of the neighbour's trace (in
+/// doubles, from the start of the trace or ghost array) in bits 0..55; bit 56: a neighbour
+/// exists; 57: it is a ghost slot; 58: a and b swapped; 59, 60: sign flips with the parity of
+/// a, b (after the swap).
+constexpr int word_present = 56, word_ghost = 57, word_swap = 58, word_sign_a = 59,
+              word_sign_b = 60;
+constexpr long long word_offset_mask = (1LL << 56) - 1;
+
+/// Per-element records and neighbour words of the pencil kernel for every element of a block
+/// (geometry and connectivity do not change; the records depend on the velocity and eta nu).
+template <bool DIFF>
+void build_modal_records(const ElementBlock& b, const double vel[3], double eta_nu, View2& records,
+                         LView2& words) {
+  using L = ModalRecordLayout<DIFF>;
+  const int n = b.nelem;
+  records = View2("dg::modal::records", n, L::GR);
+  words = LView2("dg::modal::words", n, 6);
+  const View2 rec = records;
+  const LView2 wd = words;
+  const View3 vgeo = b.vgeo;
+  const View4 fgeo = b.fgeo;
+  const IView2 ftype = b.ftype, nbr = b.nbr, nbr_face = b.nbr_face, orient = b.orient;
+  const View2 tau = b.tau;
+  const long long per_face = static_cast<long long>(b.nface) * b.trace.extent(3);
+  const double v0 = vel[0], v1 = vel[1], v2 = vel[2];
+  Kokkos::parallel_for(
+      "dg::modal::records", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int e) {
+        const double v[3] = {v0, v1, v2};
+        double r[L::GR];
+        volume_record(vgeo, e, v, DIFF, r);
+        for (int f = 0; f < 6; ++f) {
+          face_record(fgeo, ftype, tau, e, f, v, DIFF, eta_nu, L::FT, r + L::FR + L::FS * f);
+          const int type = ftype(e, f);
+          long long w = 0;
+          if (type == face_local || type == face_ghost) {
+            const bool g = type == face_ghost;
+            const long long off =
+                g ? nbr(e, f) * per_face : (6LL * nbr(e, f) + nbr_face(e, f)) * per_face;
+            const long long o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
+            w = off | (1LL << word_present) | (static_cast<long long>(g) << word_ghost) |
+                (swap << word_swap) | ((swap ? fb : fa) << word_sign_a) |
+                ((swap ? fa : fb) << word_sign_b);
+          }
+          wd(e, f) = w;
+        }
+        for (int g = 0; g < L::GR; ++g)
+          rec(e, g) = r[g];
+      });
+}
+
 /// The fields of the modal stage kernels (Modal, ModalPencil).
 struct ModalFields {
   View2 u, reg; // the epilogue (ep) carries the store-mode output
@@ -190,6 +251,11 @@ struct ModalFields {
   bool traces_only;
   int ne; // elements per team, processed concurrently
   int level;
+  // Pencil kernel: per-element records and neighbour words (build_modal_records); batches of
+  // ne elements per team, the next batch's loads in flight while one is computed.
+  View2 mrec;
+  LView2 mwords;
+  int batches;
 };
 
 template <int P, int Q>
@@ -907,11 +973,11 @@ struct Kernels {
   template <bool DIFF>
   struct ModalPencil : ModalFields {
 
-    /// Per-element record: [0..2] c_d = adj(J)[d] . a, [3] 1/|J|, with diffusion [4..12]
-    /// G = adj adj^T / |J| (volume_record); face f at FR + FS f as written by face_record, its
-    /// type at FT.
-    static constexpr int FR = DIFF ? 13 : 4, FS = DIFF ? 7 : 3, FT = DIFF ? 6 : 2;
-    static constexpr int GR = FR + 6 * FS;
+    /// Per-element record (mrec, ModalRecordLayout): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|,
+    /// with diffusion [4..12] G = adj adj^T / |J| (volume_record); face f at FR + FS f as
+    /// written by face_record, its type at FT.
+    using Layout = ModalRecordLayout<DIFF>;
+    static constexpr int FR = Layout::FR, FS = Layout::FS, FT = Layout::FT, GR = Layout::GR;
     /// Team: S, E_1, and with diffusion K, dE_1.
     static constexpr int TD = DIFF ? 2 * P2 + 2 * P : P2 + P;
     /// Element: U, R, Fm (neighbour's values, then fluxes), with diffusion Gn (neighbour's
@@ -921,9 +987,11 @@ struct Kernels {
     /// the pencils of neighbouring threads do not fall on the same shared-memory banks.
     static constexpr int PX = P % 8 == 0 ? P + 1 : P, PY = PX * P, UX = PY * P;
     static constexpr int ED = 2 * UX + (DIFF ? 5 : 1) * 6 * P2 + GR;
-    static constexpr int INFO = 13; // 64-bit words per element: 6 x (trace pointer, code), id
-    KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
-      return TD + ne * (ED + INFO);
+    /// Team scratch: the tables; one element buffer (ne ED), two when a team takes several
+    /// batches (the next batch is loaded into the other); three buffers of neighbour words
+    /// (6 ne each: the batch computed, the batch loaded, the batch after).
+    KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne, int batches) {
+      return TD + (batches > 1 ? 2 : 1) * ne * ED + 3 * 6 * ne;
     }
 
     /// Values (t) and normal derivatives (n) at the faces s = 0, 1 of direction D of pencil
@@ -1031,14 +1099,13 @@ struct Kernels {
     /// Face coefficients of the states U of the team's nl elements into trace_out (with
     /// diffusion also the normal gradients; a barrier inside).
     KOKKOS_FORCEINLINE_FUNCTION void emit(const TeamMember& team, const double* S, const double* E,
-                                          const double* dE, double* base, const long long* info,
-                                          int nl) const {
+                                          const double* dE, double* base, int e0, int nl) const {
       if (DIFF) {
         face_values(team, E, dE, base, nl);
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
           const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
-          const int e = static_cast<int>(info[k * INFO + 12]);
+          const int e = elems(e0 + k);
           const double* TU = base + k * ED + 2 * UX + 12 * P2;
           const double* TN = TU + 6 * P2;
           const double* rec = TU + 18 * P2;
@@ -1059,7 +1126,7 @@ struct Kernels {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
         const double* U = base + k * ED;
-        const int e = static_cast<int>(info[k * INFO + 12]);
+        const int e = elems(e0 + k);
         double E1[P];
         DG_UNROLL
         for (int m = 0; m < P; ++m)
@@ -1079,29 +1146,73 @@ struct Kernels {
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
       double* scratch = static_cast<double*>(
-          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles(ne)));
+          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles(ne, batches)));
       if (level == 0)
         run<true>(team, shared_space(scratch));
       else
         run<false>(team, scratch);
     }
 
+    /// Issues the loads of batch bi into the element buffer base (asynchronous copies): the
+    /// states and registers, the records, the neighbours' traces as stored (wds: the batch's
+    /// neighbour words, loaded one batch earlier; the orientation's sign flips are applied in
+    /// the flux pass), and the neighbour words of batch bw (if bw >= 0) into wnext.
     template <bool SHARED>
-    KOKKOS_FORCEINLINE_FUNCTION void run(const TeamMember& team, double* S) const {
+    KOKKOS_FORCEINLINE_FUNCTION void issue(const TeamMember& team, int bi, double* base,
+                                           const long long* wds, int bw, long long* wnext) const {
       const bool lsrk = ep.mode == Epilogue::lsrk;
       const int nelem = static_cast<int>(elems.extent(0));
-      const int e0 = team.league_rank() * ne;
-      const int nl = nelem - e0 < ne ? nelem - e0 : ne;
-      double* E = S + P2;  // E_1(m) = phi_m(1)
-      double* K = E + P;   // diffusion: K(i, q) = int phi_i' phi_q'
-      double* dE = K + P2; // diffusion: dE_1(m) = phi_m'(1)
-      double* base = S + TD;
-      long long* info = reinterpret_cast<long long*>(base + ne * ED);
+      const int e0 = bi * ne, nl = nelem - e0 < ne ? nelem - e0 : ne;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3, e = elems(e0 + k);
+        double* U = base + k * ED;
+        const int pm = m + (PX - P) * (m / P); // padded position
+        copy_async<SHARED>(U + pm, &u(e, m));
+        if (lsrk && !traces_only) copy_async<SHARED>(U + UX + pm, &reg(e, m));
+      });
+      if (!traces_only || DIFF) // the gradients' J^{-1} n
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * GR), [&](int idx) {
+          const int k = idx / GR, g = idx % GR;
+          copy_async<SHARED>(base + k * ED + 2 * UX + (DIFF ? 5 : 1) * 6 * P2 + g,
+                             &mrec(elems(e0 + k), g));
+        });
+      if (traces_only) return;
+      const int nc = static_cast<int>(trace.extent(3));
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+        const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
+        const long long w = wds[6 * k + f];
+        if (!((w >> word_present) & 1)) return; // boundary faces: not read
+        const int a = ab % P, b = ab / P;
+        const double* src = ((w >> word_ghost) & 1) ? ghost.data() : trace.data();
+        src += (w & word_offset_mask) + (((w >> word_swap) & 1) ? b + P * a : a + P * b) * nc;
+        double* Fm = base + k * ED + 2 * UX;
+        copy_async<SHARED>(Fm + fab, src);
+        if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, src + 1);
+      });
+      if (bw >= 0) {
+        const int w0 = bw * ne, nw = nelem - w0 < ne ? nelem - w0 : ne;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nw * 6), [&](int idx) {
+          copy_async<SHARED>(wnext + idx, &mwords(elems(w0 + idx / 6), idx % 6));
+        });
+      }
+    }
 
-      // 0. Tables; the states and registers (asynchronous copies, in flight while the rest of
-      //    the team's loads are issued); the geometry records; element ids; per face the
-      //    neighbour's trace pointer and orientation code (bit 4: a and b swapped; bits 5, 6:
-      //    sign flips with the parity of a, b; bits 8..: components per trace entry).
+    /// Batches of ne elements, bi = league rank + i league size for i = 0, 1, ...: the loads of
+    /// batch i + 1 (and the neighbour words of batch i + 2) are in flight while batch i is
+    /// computed, so a team waits for memory with nothing else to do only before its first
+    /// batch.
+    template <bool SHARED>
+    KOKKOS_FORCEINLINE_FUNCTION void run(const TeamMember& team, double* S) const {
+      const int nelem = static_cast<int>(elems.extent(0));
+      const int nb = (nelem + ne - 1) / ne, L = team.league_size();
+      int bi = team.league_rank();
+      if (bi >= nb) return; // the whole team
+      double* E = S + P2;   // E_1(m) = phi_m(1)
+      double* K = E + P;    // diffusion: K(i, q) = int phi_i' phi_q'
+      double* dE = K + P2;  // diffusion: dE_1(m) = phi_m'(1)
+      double* buf = S + TD;
+      long long* wbuf = reinterpret_cast<long long*>(buf + (batches > 1 ? 2 : 1) * ne * ED);
+
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TD), [&](int m) {
         if (m < P2)
           S[m] = tables.S(m / P, m % P);
@@ -1112,67 +1223,37 @@ struct Kernels {
         else
           dE[m - 2 * P2 - P] = tables.dE(1, m - 2 * P2 - P);
       });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
-        const int k = idx / P3, m = idx % P3, e = elems(e0 + k);
-        double* U = base + k * ED;
-        const int pm = m + (PX - P) * (m / P); // padded position
-        copy_async<SHARED>(U + pm, &u(e, m));
-        if (lsrk && !traces_only) copy_async<SHARED>(U + UX + pm, &reg(e, m));
-      });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6), [&](int idx) {
-        const int k = idx / 6, f = idx % 6, e = elems(e0 + k);
-        long long* inf = info + k * INFO;
-        if (f == 0) inf[12] = e;
-        if (traces_only) return;
-        const int type = ftype(e, f);
-        const double* src = nullptr;
-        int nc = 1;
-        if (type == face_local) {
-          src = &trace(nbr(e, f), nbr_face(e, f), 0, 0);
-          nc = static_cast<int>(trace.extent(3));
-        } else if (type == face_ghost) {
-          src = &ghost(nbr(e, f), 0, 0);
-          nc = static_cast<int>(ghost.extent(2));
-        }
-        int code = nc << 8;
-        if (src) {
-          const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
-          code |= (swap << 4) | ((swap ? fb : fa) << 5) | ((swap ? fa : fb) << 6);
-        }
-        inf[2 * f] = reinterpret_cast<long long>(src);
-        inf[2 * f + 1] = code;
-      });
-      if (!traces_only || DIFF) // the gradients' J^{-1} n
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 7), [&](int idx) {
-          const int k = idx / 7, g = idx % 7, e = elems(e0 + k);
-          double* rec = base + k * ED + 2 * UX + (DIFF ? 5 : 1) * 6 * P2;
-          if (g == 6) {
-            volume_record(vgeo, e, vel, DIFF, rec);
-          } else {
-            face_record(fgeo, ftype, tau, e, g, vel, DIFF, eta * nu, FT, rec + FR + FS * g);
-          }
+      // Prologue: the first batch's neighbour words; its loads and the second batch's words.
+      const bool words = !traces_only;
+      if (words) {
+        const int nl = nelem - bi * ne < ne ? nelem - bi * ne : ne;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6), [&](int idx) {
+          copy_async<SHARED>(wbuf + idx, &mwords(elems(bi * ne + idx / 6), idx % 6));
         });
-      team.team_barrier();
-
-      // 1. The neighbours' traces as stored (asynchronous copies; the orientation's sign flips
-      //    are applied where they are read, in the flux pass).
-      if (!traces_only) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
-          const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
-          const long long* inf = info + k * INFO + 2 * f;
-          const double* src = reinterpret_cast<const double*>(inf[0]);
-          if (!src) return; // boundary faces: not read
-          const int code = static_cast<int>(inf[1]), a = ab % P, b = ab / P;
-          const double* s = src + ((code & 16) ? b + P * a : a + P * b) * (code >> 8);
-          double* Fm = base + k * ED + 2 * UX;
-          copy_async<SHARED>(Fm + fab, s);
-          if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, s + 1);
-        });
+        copy_wait();
+        team.team_barrier();
       }
-      copy_wait();
-      team.team_barrier();
+      issue<SHARED>(team, bi, buf, wbuf, words && bi + L < nb ? bi + L : -1, wbuf + 6 * ne);
+      for (int i = 0; bi < nb; ++i, bi += L) {
+        copy_wait();
+        team.team_barrier();
+        const int bn = bi + L;
+        if (bn < nb)
+          issue<SHARED>(team, bn, buf + ((i + 1) & 1) * ne * ED, wbuf + ((i + 1) % 3) * 6 * ne,
+                        words && bn + L < nb ? bn + L : -1, wbuf + ((i + 2) % 3) * 6 * ne);
+        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, wbuf + (i % 3) * 6 * ne, bi);
+      }
+    }
+
+    /// The stage of batch bi from its loaded buffer base and neighbour words wds.
+    KOKKOS_FORCEINLINE_FUNCTION void compute(const TeamMember& team, const double* S,
+                                             const double* E, const double* K, const double* dE,
+                                             double* base, const long long* wds, int bi) const {
+      const bool lsrk = ep.mode == Epilogue::lsrk;
+      const int nelem = static_cast<int>(elems.extent(0));
+      const int e0 = bi * ne, nl = nelem - e0 < ne ? nelem - e0 : ne;
       if (traces_only) {
-        emit(team, S, E, dE, base, info, nl);
+        emit(team, S, E, dE, base, e0, nl);
         return;
       }
 
@@ -1214,10 +1295,11 @@ struct Kernels {
           const bool outflow = static_cast<int>(fr[FT]) == face_outflow;
           // The neighbour's value as copied, re-oriented; 0 on boundary faces, this side's on
           // outflow faces.
-          const long long* inf = info + k * INFO + 2 * f;
-          const int code = static_cast<int>(inf[1]);
+          const long long w = wds[6 * k + f];
           const double sg =
-              inf[0] == 0 ? 0.0 : ((((code >> 5) & a) ^ ((code >> 6) & b)) & 1 ? -1.0 : 1.0);
+              !((w >> word_present) & 1)
+                  ? 0.0
+                  : ((((w >> word_sign_a) & a) ^ ((w >> word_sign_b) & b)) & 1 ? -1.0 : 1.0);
           const double uout = outflow ? uin : sg * Fm[f * P2 + ab];
           double flux = physics::upwind_flux(an, uin, uout);
           if (DIFF) {
@@ -1361,7 +1443,7 @@ struct Kernels {
 
       // 4. The update and the global stores, one thread per mode.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
-        const int k = idx / P3, m = idx % P3, e = static_cast<int>(info[k * INFO + 12]);
+        const int k = idx / P3, m = idx % P3, e = elems(e0 + k);
         double* U = base + k * ED;
         const int pm = m + (PX - P) * (m / P);
         const double kr = U[UX + pm];
@@ -1376,7 +1458,7 @@ struct Kernels {
       });
       if (lsrk && ep.emit_traces) {
         team.team_barrier();
-        emit(team, S, E, dE, base, info, nl);
+        emit(team, S, E, dE, base, e0, nl);
       }
     }
   };
@@ -1425,6 +1507,17 @@ struct Kernels {
 #endif
   }
 
+  /// Batches of elements per team of the pencil kernel: the variant's modal_batches, else 4 on
+  /// GPUs (the next batch's loads overlap the current one's work) and 1 on CPUs.
+  static int pencil_batches(const KernelVariant& v) {
+    if (v.modal_batches > 0) return v.modal_batches;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    return 4;
+#else
+    return 1;
+#endif
+  }
+
   /// The modal kernels (Modal, ModalPencil) share their members and their order.
   template <class K>
   static K modal_kernel(const StageArgs& a, bool traces_only, const View4& out, int ne) {
@@ -1449,19 +1542,33 @@ struct Kernels {
                          a.ep,
                          traces_only,
                          ne,
-                         0}};
+                         0,
+                         a.modal_rec,
+                         a.modal_words,
+                         1}};
   }
 
   template <bool DIFF>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
-    const int ne = pencil_elems(a.variant, DIFF);
     using Kernel = ModalPencil<DIFF>;
+    const int batches = pencil_batches(a.variant);
+    int ne = pencil_elems(a.variant, DIFF);
+    // With two element buffers, fewer elements per team where they would not fit into the
+    // 48 KB of level-0 scratch.
+    if (a.variant.modal_elems <= 0)
+      while (ne > 1 && sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256 > 48 * 1024)
+        --ne;
+    DG_VERIFY(a.modal_rec.extent(0) == a.block->u.extent(0) &&
+                  a.modal_words.extent(0) == a.block->u.extent(0),
+              "pencil kernel without its per-element records (DGOperator builds them)");
     Kernel k = modal_kernel<Kernel>(a, traces_only, out, ne);
-    const size_t bytes = sizeof(double) * Kernel::scratch_doubles(ne) + 256;
+    k.batches = batches;
+    const size_t bytes = sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256;
     const int threads =
         a.variant.team_size > 0 ? a.variant.team_size : std::min(256, (ne * P2 + 31) / 32 * 32);
-    const TeamPolicy pol = policy((n + ne - 1) / ne, bytes, k, threads);
+    const int nb = (n + ne - 1) / ne;
+    const TeamPolicy pol = policy((nb + batches - 1) / batches, bytes, k, threads);
     Kokkos::parallel_for(traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage", pol,
                          k);
   }

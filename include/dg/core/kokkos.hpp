@@ -11,19 +11,21 @@ using MemSpace = ExecSpace::memory_space;
 using HostSpace = Kokkos::HostSpace;
 using TeamPolicy = Kokkos::TeamPolicy<ExecSpace>;
 using TeamMember = TeamPolicy::member_type;
-using ScratchView1 = Kokkos::View<double*, ExecSpace::scratch_memory_space,
-                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using ScratchView1 =
+    Kokkos::View<double*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 // Device views. The layout is named wherever index order matters: element-major data keep one
 // element's entries contiguous on every backend.
 using View1 = Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>;
-using View2 = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>;   // (elem, entry)
-using View3 = Kokkos::View<double***, Kokkos::LayoutRight, MemSpace>;  // (elem, a, b)
+using View2 = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>;  // (elem, entry)
+using View3 = Kokkos::View<double***, Kokkos::LayoutRight, MemSpace>; // (elem, a, b)
 using IView1 = Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>;
 using IView2 = Kokkos::View<int**, Kokkos::LayoutRight, MemSpace>;
+using LView2 = Kokkos::View<long long**, Kokkos::LayoutRight, MemSpace>;
 
 namespace math {
 #if KOKKOS_VERSION >= 40000
+using Kokkos::cos;
 using Kokkos::exp;
 using Kokkos::fabs;
 using Kokkos::floor;
@@ -32,9 +34,9 @@ using Kokkos::fmin;
 using Kokkos::isfinite;
 using Kokkos::pow;
 using Kokkos::sin;
-using Kokkos::cos;
 using Kokkos::sqrt;
 #else
+using Kokkos::Experimental::cos;
 using Kokkos::Experimental::exp;
 using Kokkos::Experimental::fabs;
 using Kokkos::Experimental::floor;
@@ -43,7 +45,6 @@ using Kokkos::Experimental::fmin;
 using Kokkos::Experimental::isfinite;
 using Kokkos::Experimental::pow;
 using Kokkos::Experimental::sin;
-using Kokkos::Experimental::cos;
 using Kokkos::Experimental::sqrt;
 #endif
 constexpr double pi = 3.14159265358979323846;

@@ -31,12 +31,15 @@ struct StageArgs {
   Epilogue ep;
   IView1 elems;
   View1 points;
-  View4 trace_out; // traces of the updated state (lsrk epilogue with ep.emit_traces)
+  View4 trace_out;           // traces of the updated state (lsrk epilogue with ep.emit_traces)
   bool has_dirichlet = true; // some face takes Dirichlet data (needs point coordinates)
   /// The quadrature-free affine advection path (traces in modal form); see
   /// DGOperator::modal_path().
   bool modal = false;
   KernelVariant variant;
+  /// The pencil kernel's per-element records and neighbour words (build_modal_records).
+  View2 modal_rec;
+  LView2 modal_words;
 };
 
 /// Right-hand side + epilogue (and, with ep.emit_traces, the traces of the updated state into
@@ -49,6 +52,12 @@ void backward(int order, const BasisTables& t, const View2& modes, const View2& 
               const KernelVariant& v);
 void inner(int order, const BasisTables& t, const View2& vals, const View2& modes,
            const KernelVariant& v);
+
+/// The pencil kernel's per-element records (volume and face geometry with the velocity and
+/// eta nu folded in, face types) and neighbour words (trace offset and orientation) for the
+/// block's elements; built once per operator.
+void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde, View2& rec,
+                   LView2& words);
 
 /// Memory traffic of one LSRK stage of the fixed-order kernels per degree of freedom, in bytes
 /// (the bandwidth bound of dgbench stage): u and the register read and written; the neighbours'

@@ -40,6 +40,10 @@ struct Epilogue {
   }
 };
 
+namespace fixed {
+struct StageArgs;
+}
+
 /// Variant switches of the fixed-order kernels, compared side by side by dgbench.
 struct KernelVariant {
   /// true: register-blocked contractions (one thread per 1-D pencil, its values in registers);
@@ -68,6 +72,9 @@ struct KernelVariant {
   /// Elements per team on the modal path, processed concurrently (0: by order on GPUs, 1 on
   /// CPUs).
   int modal_elems = 0;
+  /// Pencil kernel: batches of modal_elems elements per team, the next batch's loads in
+  /// flight while one is computed (0: 4 on GPUs, 1 on CPUs).
+  int modal_batches = 0;
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
   /// modal_diffusion): the quadrature-free modal path (fixed-order kernels only).
   bool modal_affine = true;
@@ -140,6 +147,10 @@ private:
   View4 trace_next_;            // traces emitted by a stage for the next one
   bool emitted_ = false;        // the stages since the last finish_stage emitted traces
   bool traces_current_ = false; // block.trace holds the traces of block.u
+  // The pencil kernel's per-element records and neighbour words, built on first use.
+  View2 modal_rec_;
+  LView2 modal_words_;
+  void modal_records(fixed::StageArgs& a);
 };
 
 /// Per-element diagnostics with a quadrature of `qerr` points per direction.
