@@ -83,7 +83,7 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
   const double nc = diffusion ? 2.0 : 1.0, d = sizeof(double);
   if (affine && v.modal_affine && (!diffusion || v.modal_with_diffusion(order))) { // P^2 per face
     const double traces = 6.0 * P * P * nc * d / P3;
-    const double base = 4.0 * d + traces + 0.8 * traces + (d + traces) / 5.0;
+    const double base = 4.0 * d + 2.0 * traces; // states; traces read and emitted
     if (v.modal_pencil) // one record (ModalRecordLayout) and 6 neighbour words per element
       return base + ((diffusion ? ModalRecordLayout<true>::GR : ModalRecordLayout<false>::GR) * d +
                      6.0 * 8.0) /
@@ -93,8 +93,7 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
   const double traces = 6.0 * Q2 * nc * d / P3; // one element's traces, per DOF
   double b = 4.0 * d;                           // u, reg: read and written
   b += traces;                                  // neighbours' traces read
-  b += 0.8 * traces;                            // traces emitted by stages 1..4
-  b += (d + traces) / 5.0;                      // trace kernel before stage 0
+  b += traces;                                  // traces of the updated state emitted
   if (affine)
     b += (10.0 + 6.0 * 8.0) * d / P3;
   else if (v.recompute_metric)

@@ -1507,15 +1507,12 @@ struct Kernels {
 #endif
   }
 
-  /// Batches of elements per team of the pencil kernel: the variant's modal_batches, else 4 on
-  /// GPUs (the next batch's loads overlap the current one's work) and 1 on CPUs.
+  /// Batches of elements per team of the pencil kernel: the variant's modal_batches, else 1.
+  /// Several batches overlap the next batch's loads with the current one's work but need two
+  /// element buffers (half the resident teams, or fewer elements per team): slower on the H100
+  /// at every order measured (docs/performance.md, "Session 5").
   static int pencil_batches(const KernelVariant& v) {
-    if (v.modal_batches > 0) return v.modal_batches;
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    return 4;
-#else
-    return 1;
-#endif
+    return v.modal_batches > 0 ? v.modal_batches : 1;
   }
 
   /// The modal kernels (Modal, ModalPencil) share their members and their order.

@@ -27,7 +27,9 @@ std::string resolve_mesh_path(const io::Config& cfg) {
   return p.string(); // read_mesh reports the missing file
 }
 
-int face_kind(const std::string& s) { return s == "outflow" ? face_outflow : face_dirichlet; }
+int face_kind(const std::string& s) {
+  return s == "outflow" ? face_outflow : face_dirichlet;
+}
 } // namespace
 
 physics::AdvectionDiffusion make_pde(const io::Config& cfg) {
@@ -108,12 +110,12 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
     DG_INPUT_ERROR(cfg.source << ": " << size_ << " ranks for " << global_elements()
                               << " elements: every rank needs at least one element");
   const int p = cfg.discretization.order;
-  const int q = cfg.discretization.quadrature_points > 0 ? cfg.discretization.quadrature_points
-                                                           : p + 2;
+  const int q =
+      cfg.discretization.quadrature_points > 0 ? cfg.discretization.quadrature_points : p + 2;
   BoundaryKinds bc;
   for (int t = 0; t < 6; ++t)
-    bc.kind[t] = face_kind(cfg.boundary.kind[t].empty() ? cfg.boundary.default_kind
-                                                        : cfg.boundary.kind[t]);
+    bc.kind[t] =
+        face_kind(cfg.boundary.kind[t].empty() ? cfg.boundary.default_kind : cfg.boundary.kind[t]);
   const auto ghosts = parallel::ghost_faces(part_);
   block_ = build_element_block(part_.local, ghosts, p, q, bc, cfg.discretization.geometry);
   pde_ = make_pde(cfg);
@@ -121,8 +123,8 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
   op_ = std::make_unique<DGOperator>(block_, pde_, exact_);
   matrices_ = integration::make_solver_matrices(cfg, block_, pde_, *op_);
   if (size_ > 1)
-    halo_ = std::make_unique<parallel::HaloExchange>(comm_, block_, ghosts,
-                                                      cfg.parallel.gpu_aware_mpi);
+    halo_ =
+        std::make_unique<parallel::HaloExchange>(comm_, block_, ghosts, cfg.parallel.gpu_aware_mpi);
   rk_ = std::make_unique<TimeIntegrator>(cfg.time.integrator, block_);
 }
 
@@ -130,6 +132,7 @@ Solver::~Solver() = default;
 
 void Solver::initialize() {
   project(block_, exact_, 0.0);
+  op_->invalidate_traces();
   time_ = 0.0;
   step_ = 0;
 }
@@ -171,9 +174,8 @@ double Solver::time_step() const {
 }
 
 GlobalDiagnostics Solver::diagnostics() const {
-  const Diagnostics d = local_diagnostics(block_, exact_, time_, exact_.is_exact() &&
-                                                                     exact_.kind != 3,
-                                          block_.Q + 2);
+  const Diagnostics d =
+      local_diagnostics(block_, exact_, time_, exact_.is_exact() && exact_.kind != 3, block_.Q + 2);
   double sums[3] = {d.l2_error, d.integral, d.energy};
   double maxs[4] = {d.max_error, -d.umin, d.umax, d.finite ? 0.0 : 1.0};
   MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, comm_);
@@ -194,9 +196,9 @@ std::vector<double> Solver::gather_modes() const {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block_.u);
   std::vector<double> all(static_cast<size_t>(global_elements()) * nm, 0.0);
   for (int e = 0; e < block_.nelem; ++e)
-    for (int m = 0; m < nm; ++m) all[static_cast<size_t>(block_.global_ids[e]) * nm + m] = h(e, m);
-  MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM,
-                comm_);
+    for (int m = 0; m < nm; ++m)
+      all[static_cast<size_t>(block_.global_ids[e]) * nm + m] = h(e, m);
+  MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, comm_);
   return all;
 }
 
@@ -207,8 +209,10 @@ void Solver::restart(const std::string& path) {
                         << block_.order << ": restart with the same order");
   auto h = Kokkos::create_mirror_view(block_.u);
   for (int e = 0; e < block_.nelem; ++e)
-    for (int m = 0; m < block_.nmodes; ++m) h(e, m) = c.modes[static_cast<size_t>(e) * c.nmodes + m];
+    for (int m = 0; m < block_.nmodes; ++m)
+      h(e, m) = c.modes[static_cast<size_t>(e) * c.nmodes + m];
   Kokkos::deep_copy(block_.u, h);
+  op_->invalidate_traces();
   time_ = c.time;
   step_ = c.step;
 }
@@ -245,14 +249,12 @@ GlobalDiagnostics Solver::run() {
   const double dt_rule = time_step();
   const bool talk = rank_ == 0 && !out.quiet;
   const long expected = nsteps > 0 ? nsteps : static_cast<long>(std::ceil(T / dt_rule - 1e-9));
-  const long every = out.progress_every > 0 ? out.progress_every
-                                            : std::max<long>(1, expected / 20);
+  const long every = out.progress_every > 0 ? out.progress_every : std::max<long>(1, expected / 20);
   const int n = (out.subdivisions > 0 ? out.subdivisions : block_.order) + 1;
   std::unique_ptr<io::SnapshotWriter> writer;
   if (out.snapshots)
     writer = std::make_unique<io::SnapshotWriter>(comm_, out.directory, out.name, n * n * n,
-                                                  (n - 1) * (n - 1) * (n - 1),
-                                                  global_elements());
+                                                  (n - 1) * (n - 1) * (n - 1), global_elements());
   io::CsvLog csv(comm_, out.directory, out.name,
                  {"step", "time", "l2_error", "max_error", "integral", "energy", "umin", "umax"},
                  step_ > 0);
@@ -264,11 +266,12 @@ GlobalDiagnostics Solver::run() {
   // Snapshot k is written at t = k * interval (k = 0 at the start of a fresh run).
   int index = out.interval > 0 ? static_cast<int>(std::floor(time_ / out.interval + 1e-9)) : 0;
   if (step_ > 0) ++index; // a restart continues after the snapshot at or before its time
-  double next_output = out.interval > 0 ? (std::floor(time_ / out.interval + 1e-9) + 1) * out.interval : T;
-  double next_checkpoint = out.checkpoint_time > 0
-                               ? (std::floor(time_ / out.checkpoint_time + 1e-9) + 1) *
-                                     out.checkpoint_time
-                               : 1e300;
+  double next_output =
+      out.interval > 0 ? (std::floor(time_ / out.interval + 1e-9) + 1) * out.interval : T;
+  double next_checkpoint =
+      out.checkpoint_time > 0
+          ? (std::floor(time_ / out.checkpoint_time + 1e-9) + 1) * out.checkpoint_time
+          : 1e300;
   std::string last_snapshot;
   double last_record = -1.0;
   auto record = [&](bool snapshot) {
@@ -312,8 +315,8 @@ GlobalDiagnostics Solver::run() {
       if (at_output) next_output += out.interval;
       const double wall = MPI_Wtime() - wall0;
       const double rate = dofs * rk_->stages() * (step_ - step0) / std::max(wall, 1e-12);
-      const double eta = wall / std::max(1e-12, nsteps > 0 ? double(step_ - step0)
-                                                             : time_ - (T - T));
+      const double eta =
+          wall / std::max(1e-12, nsteps > 0 ? double(step_ - step0) : time_ - (T - T));
       const double remaining = nsteps > 0 ? eta * (nsteps - step_) : eta * (T - time_);
       if (talk) {
         std::printf("%sstep %6ld  t = %.5e  dt = %.3e  wall %7.2f s  ETA %7.2f s  %.3e DOF-stages/s"
@@ -358,8 +361,7 @@ GlobalDiagnostics Solver::run() {
   // One row per run: the figures of the summary, for scripts (scripts/scaling.sh).
   io::CsvLog summary(comm_, out.directory, out.name + "_summary",
                      {"ranks", "elements", "order", "dofs", "steps", "wall_s", "dof_stages_per_s",
-                      "halo_bytes_per_stage", "halo_wait_fraction_max",
-                      "halo_wait_fraction_mean"});
+                      "halo_bytes_per_stage", "halo_wait_fraction_max", "halo_wait_fraction_mean"});
   summary.row({double(size_), double(global_elements()), double(block_.order), dofs,
                double(step_ - step0), wall, rate, hs.bytes_per_stage, hs.wait_fraction_max,
                hs.wait_fraction_mean});

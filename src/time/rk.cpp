@@ -8,10 +8,9 @@ namespace dg {
 
 namespace {
 // Carpenter & Kennedy (1994), RK(5,4) 2N-storage, solution 3.
-constexpr double lsrk_a[5] = {0.0, -567301805773.0 / 1357537059087.0,
-                              -2404267990393.0 / 2016746695238.0,
-                              -3550918686646.0 / 2091501179385.0,
-                              -1275806237668.0 / 842570457699.0};
+constexpr double lsrk_a[5] = {
+    0.0, -567301805773.0 / 1357537059087.0, -2404267990393.0 / 2016746695238.0,
+    -3550918686646.0 / 2091501179385.0, -1275806237668.0 / 842570457699.0};
 constexpr double lsrk_b[5] = {1432997174477.0 / 9575080441755.0, 5161836677717.0 / 13612068292357.0,
                               1720146321549.0 / 2090206949498.0, 3134564353537.0 / 4481467310338.0,
                               2277821191437.0 / 14882151754819.0};
@@ -43,7 +42,9 @@ TimeIntegrator::TimeIntegrator(const std::string& scheme, ElementBlock& block)
   }
 }
 
-int TimeIntegrator::stages() const { return scheme_ == "lsrk54" ? 5 : (scheme_ == "rk4" ? 4 : 3); }
+int TimeIntegrator::stages() const {
+  return scheme_ == "lsrk54" ? 5 : (scheme_ == "rk4" ? 4 : 3);
+}
 
 void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
   ElementBlock& b = *block_;
@@ -54,10 +55,12 @@ void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
     for (int s = 0; s < 5; ++s) {
       ep.a = lsrk_a[s];
       ep.b = lsrk_b[s];
-      // Stages after the first may take the traces the previous stage emitted; the last one
-      // need not emit (anything may change u before the next step).
-      ep.traces_ready = s > 0;
-      ep.emit_traces = s < 4;
+      // Every stage emits the traces of the state it writes, and takes the ones the previous
+      // stage (of this step or the last) emitted where the operator still holds them: no trace
+      // kernel between steps. Whoever changes u outside the stages invalidates them
+      // (DGOperator::invalidate_traces; Solver::initialize and restart do).
+      ep.traces_ready = true;
+      ep.emit_traces = true;
       rhs(t + lsrk_c[s] * dt, ep);
     }
     return;

@@ -61,9 +61,9 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 
 /// Memory traffic of one LSRK stage of the fixed-order kernels per degree of freedom, in bytes
 /// (the bandwidth bound of dgbench stage): u and the register read and written; the neighbours'
-/// traces read; the traces of the updated state written in 4 of 5 stages; the trace kernel of
-/// the first stage (u read, traces written) amortised over 5; metric records (one per element
-/// when affine, per point when stored, 8 vertices when recomputed); connectivity and penalty.
+/// traces read; the traces of the updated state written (every stage emits them, so no trace
+/// kernel runs between stages or steps); metric records (one per element when affine, per
+/// point when stored, 8 vertices when recomputed); connectivity and penalty.
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v);
 /// Floating-point operations of one stage per element (contractions and point-wise work, counted
 /// from the kernel's loops; transcendental-free).

@@ -73,7 +73,7 @@ struct KernelVariant {
   /// CPUs).
   int modal_elems = 0;
   /// Pencil kernel: batches of modal_elems elements per team, the next batch's loads in
-  /// flight while one is computed (0: 4 on GPUs, 1 on CPUs).
+  /// flight while one is computed (0: 1, measured fastest on the H100).
   int modal_batches = 0;
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
   /// modal_diffusion): the quadrature-free modal path (fixed-order kernels only).
@@ -116,6 +116,9 @@ public:
   /// True when block.trace holds the traces of the current block.u because the last stage
   /// emitted them; compute_traces() is then unnecessary for a stage with ep.traces_ready.
   bool traces_current() const { return traces_current_; }
+  /// To be called whenever block.u changes other than through the stages (projection,
+  /// restart): the held traces are then stale.
+  void invalidate_traces() { traces_current_ = false; }
   /// Whether a stage runs the compile-time-order kernels (else the run-time-sized ones).
   bool uses_fixed_kernels() const;
   /// Whether the stage and its traces take the quadrature-free affine advection path.
