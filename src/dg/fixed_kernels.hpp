@@ -986,7 +986,10 @@ struct Kernels {
     /// States in scratch with x-rows of PX doubles: P + 1 where P is a multiple of 8, so that
     /// the pencils of neighbouring threads do not fall on the same shared-memory banks.
     static constexpr int PX = P % 8 == 0 ? P + 1 : P, PY = PX * P, UX = PY * P;
-    static constexpr int ED = 2 * UX + (DIFF ? 5 : 1) * 6 * P2 + GR;
+    /// ... and per face the neighbour's orientation signs by the parities of (a, b), SG
+    /// doubles after the record.
+    static constexpr int RS = 2 * UX + (DIFF ? 5 : 1) * 6 * P2, SG = 24;
+    static constexpr int ED = RS + GR + SG;
     /// Team scratch: the tables; one element buffer (ne ED), two when a team takes several
     /// batches (the next batch is loaded into the other); three buffers of neighbour words
     /// (6 ne each: the batch computed, the batch loaded, the batch after).
@@ -1173,19 +1176,28 @@ struct Kernels {
       if (!traces_only || DIFF) // the gradients' J^{-1} n
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * GR), [&](int idx) {
           const int k = idx / GR, g = idx % GR;
-          copy_async<SHARED>(base + k * ED + 2 * UX + (DIFF ? 5 : 1) * 6 * P2 + g,
-                             &mrec(elems(e0 + k), g));
+          copy_async<SHARED>(base + k * ED + RS + g, &mrec(elems(e0 + k), g));
         });
       if (traces_only) return;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * SG), [&](int idx) {
+        const int k = idx / SG, f = (idx % SG) / 4, pa = idx & 1, pb = (idx >> 1) & 1;
+        const long long w = wds[6 * k + f];
+        base[k * ED + RS + GR + idx % SG] =
+            (((w >> word_sign_a) & pa) ^ ((w >> word_sign_b) & pb)) & 1 ? -1.0 : 1.0;
+      });
       const int nc = static_cast<int>(trace.extent(3));
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
         const long long w = wds[6 * k + f];
-        if (!((w >> word_present) & 1)) return; // boundary faces: not read
+        double* Fm = base + k * ED + 2 * UX;
+        if (!((w >> word_present) & 1)) { // boundary faces: 0 (outflow: replaced by u_in)
+          Fm[fab] = 0.0;
+          if (DIFF) Fm[6 * P2 + fab] = 0.0;
+          return;
+        }
         const int a = ab % P, b = ab / P;
         const double* src = ((w >> word_ghost) & 1) ? ghost.data() : trace.data();
         src += (w & word_offset_mask) + (((w >> word_swap) & 1) ? b + P * a : a + P * b) * nc;
-        double* Fm = base + k * ED + 2 * UX;
         copy_async<SHARED>(Fm + fab, src);
         if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, src + 1);
       });
@@ -1241,14 +1253,14 @@ struct Kernels {
         if (bn < nb)
           issue<SHARED>(team, bn, buf + ((i + 1) & 1) * ne * ED, wbuf + ((i + 1) % 3) * 6 * ne,
                         words && bn + L < nb ? bn + L : -1, wbuf + ((i + 2) % 3) * 6 * ne);
-        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, wbuf + (i % 3) * 6 * ne, bi);
+        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, bi);
       }
     }
 
-    /// The stage of batch bi from its loaded buffer base and neighbour words wds.
+    /// The stage of batch bi from its loaded buffer base.
     KOKKOS_FORCEINLINE_FUNCTION void compute(const TeamMember& team, const double* S,
                                              const double* E, const double* K, const double* dE,
-                                             double* base, const long long* wds, int bi) const {
+                                             double* base, int bi) const {
       const bool lsrk = ep.mode == Epilogue::lsrk;
       const int nelem = static_cast<int>(elems.extent(0));
       const int e0 = bi * ne, nl = nelem - e0 < ne ? nelem - e0 : ne;
@@ -1267,6 +1279,7 @@ struct Kernels {
         const double* U = base + k * ED;
         double* Fm = base + k * ED + 2 * UX;
         const double* rec = Fm + (DIFF ? 5 : 1) * 6 * P2;
+        const double* sgn = rec + GR + (a & 1) + 2 * (b & 1); // orientation signs, sgn[4 f]
         double t[6];
         double Sa[DIFF ? P : 1], Sb[DIFF ? P : 1];
         if (DIFF) {
@@ -1293,13 +1306,9 @@ struct Kernels {
           const double* fr = rec + FR + FS * f;
           const double uin = t[f], an = fr[0], dS = fr[1];
           const bool outflow = static_cast<int>(fr[FT]) == face_outflow;
-          // The neighbour's value as copied, re-oriented; 0 on boundary faces, this side's on
-          // outflow faces.
-          const long long w = wds[6 * k + f];
-          const double sg =
-              !((w >> word_present) & 1)
-                  ? 0.0
-                  : ((((w >> word_sign_a) & a) ^ ((w >> word_sign_b) & b)) & 1 ? -1.0 : 1.0);
+          // The neighbour's value as copied, re-oriented; 0 on boundary faces (as stored by
+          // issue), this side's on outflow faces.
+          const double sg = sgn[4 * f];
           const double uout = outflow ? uin : sg * Fm[f * P2 + ab];
           double flux = physics::upwind_flux(an, uin, uout);
           if (DIFF) {
@@ -1497,10 +1506,11 @@ struct Kernels {
   static int pencil_elems(const KernelVariant& v, bool diffusion) {
     if (v.modal_elems > 0) return v.modal_elems;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    // Measured on the H100 (docs/performance.md, "Session 4"); with diffusion the larger
-    // scratch and registers favour fewer elements per team.
-    if (diffusion) return P2 <= 9 ? 8 : (P <= 6 ? 2 : 1);
-    return P2 >= 128 ? 1 : 128 / P2;
+    // Measured fastest on the H100 (--modal-elems 1..8, docs/performance.md, "Session 5"):
+    // the occupancy steps with registers and scratch make the best count uneven in p.
+    if (diffusion) return P <= 2 ? 8 : (P == 3 ? 3 : (P == 4 ? 4 : (P == 6 ? 3 : 1)));
+    if (P <= 3) return P2 >= 128 ? 1 : 128 / P2;
+    return P == 4 ? 4 : (P == 6 ? 3 : 1);
 #else
     (void)diffusion;
     return 1;
