@@ -231,6 +231,23 @@ void build_modal_records(const ElementBlock& b, const double vel[3], double eta_
           }
           wd(e, f) = w;
         }
+        if (DIFF) {
+          // Metric couplings that are round-off (axis-aligned elements: the vertex sums of the
+          // trilinear map cancel only to round-off) become exact zeros, so that the kernel
+          // skips the cross terms they would multiply.
+          double gmax = 0.0;
+          for (int d = 0; d < 3; ++d)
+            gmax = math::fmax(gmax, math::fabs(r[4 + 4 * d]));
+          for (int g = 0; g < 9; ++g)
+            if (g % 4 != 0 && math::fabs(r[4 + g]) <= 1e-13 * gmax) r[4 + g] = 0.0;
+          for (int f = 0; f < 6; ++f) {
+            double* n = r + L::FR + L::FS * f + 2; // J^{-1} n
+            const double nmax =
+                math::fmax(math::fabs(n[0]), math::fmax(math::fabs(n[1]), math::fabs(n[2])));
+            for (int d = 0; d < 3; ++d)
+              if (math::fabs(n[d]) <= 1e-13 * nmax) n[d] = 0.0;
+          }
+        }
         for (int g = 0; g < L::GR; ++g)
           rec(e, g) = r[g];
       });
@@ -1027,33 +1044,38 @@ struct Kernels {
     /// along D, Ud the pencil plane (U(i, q) = Ud[i + stride_D q]): advection c v(i), diffusion
     /// -gdd K-contraction, and the cross terms with x, -g0d sum_q S(i, q) w(q) -
     /// gd0 sum_r S(r, i) v(r), where v = S(o, :) . U and w = S(:, o) . U along D.
-    template <int D>
+    template <int D, bool CROSS>
     KOKKOS_FORCEINLINE_FUNCTION static void
     cross_terms(double* acc, const double* Ud, const double* S, const double* K, int o, double c,
                 double gdd, double g0d, double gd0) {
       constexpr int stride = D == 1 ? PX : PY;
-      double v[P], w[P];
+      double v[P], w[CROSS ? P : 1];
       DG_UNROLL
-      for (int i = 0; i < P; ++i)
-        v[i] = w[i] = 0.0;
+      for (int i = 0; i < P; ++i) {
+        v[i] = 0.0;
+        if (CROSS) w[i] = 0.0;
+      }
       DG_UNROLL
       for (int q = 0; q < P; ++q) {
-        const double sv = S[o * P + q], sw = S[q * P + o], sk = gdd * K[o * P + q];
+        const double sv = S[o * P + q], sk = gdd * K[o * P + q];
+        const double sw = CROSS ? S[q * P + o] : 0.0;
         DG_UNROLL
         for (int i = 0; i < P; ++i) {
           const double x = Ud[i + stride * q];
           v[i] += sv * x;
-          w[i] += sw * x;
+          if (CROSS) w[i] += sw * x;
           acc[i] -= sk * x;
         }
       }
       DG_UNROLL
       for (int i = 0; i < P; ++i) {
         double x = 0.0;
-        DG_UNROLL
-        for (int q = 0; q < P; ++q) {
-          if ((i + q) % 2 == 1 && q < i) x += g0d * S[i * P + q] * w[q];
-          if ((i + q) % 2 == 1 && i < q) x += gd0 * S[q * P + i] * v[q];
+        if (CROSS) {
+          DG_UNROLL
+          for (int q = 0; q < P; ++q) {
+            if ((i + q) % 2 == 1 && q < i) x += g0d * S[i * P + q] * w[q];
+            if ((i + q) % 2 == 1 && i < q) x += gd0 * S[q * P + i] * v[q];
+          }
         }
         acc[i] += c * v[i] - x;
       }
@@ -1066,6 +1088,8 @@ struct Kernels {
                                                             const double* Sb, const double* TU,
                                                             const double* TN) {
       const int d = f / 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
+      const double gn = fr[2 + d] * TN[f * P2 + ab];
+      if (fr[2 + ta] == 0.0 && fr[2 + tb] == 0.0) return gn; // J^{-1} n along the normal
       const double* T = TU + f * P2;
       double da = 0.0, db = 0.0;
       DG_UNROLL
@@ -1073,7 +1097,7 @@ struct Kernels {
         da += Sa[q] * T[q + P * b];
         db += Sb[q] * T[a + P * q];
       }
-      return fr[2 + d] * TN[f * P2 + ab] + fr[2 + ta] * da + fr[2 + tb] * db;
+      return gn + fr[2 + ta] * da + fr[2 + tb] * db;
     }
 
     /// Face values (and with diffusion normal derivatives) of the states U of the team's
@@ -1366,8 +1390,15 @@ struct Kernels {
               acc[i] += s1 * Uy[i + PX * q] + s2 * Uz[i + PY * q];
           }
         } else {
-          cross_terms<1>(acc, Uy, S, K, j, c1, nu * G[4], nu * G[1], nu * G[3]);
-          cross_terms<2>(acc, Uz, S, K, l, c2, nu * G[8], nu * G[2], nu * G[6]);
+          // The x-y and x-z cross terms only where G has them (not on axis-aligned elements).
+          if (G[1] != 0.0 || G[3] != 0.0)
+            cross_terms<1, true>(acc, Uy, S, K, j, c1, nu * G[4], nu * G[1], nu * G[3]);
+          else
+            cross_terms<1, false>(acc, Uy, S, K, j, c1, nu * G[4], 0.0, 0.0);
+          if (G[2] != 0.0 || G[6] != 0.0)
+            cross_terms<2, true>(acc, Uz, S, K, l, c2, nu * G[8], nu * G[2], nu * G[6]);
+          else
+            cross_terms<2, false>(acc, Uz, S, K, l, c2, nu * G[8], 0.0, 0.0);
           // y-z cross terms: sum_qr [G12 S(j, q) S(r, l) + G21 S(l, r) S(q, j)] U(i, q, r).
           const double g12 = nu * G[5], g21 = nu * G[7];
           if (g12 != 0.0 || g21 != 0.0) {
@@ -1405,10 +1436,12 @@ struct Kernels {
             const double* D = Dl + s * P2;
             const double* fr = frs + FS * s;
             double la = 0.0, lb = 0.0;
-            DG_UNROLL
-            for (int q = 0; q < P; ++q) {
-              la += S[j * P + q] * D[q + P * l];
-              lb += S[l * P + q] * D[j + P * q];
+            if (fr[3] != 0.0 || fr[4] != 0.0) {
+              DG_UNROLL
+              for (int q = 0; q < P; ++q) {
+                la += S[j * P + q] * D[q + P * l];
+                lb += S[l * P + q] * D[j + P * q];
+              }
             }
             const double fd = fr[2] * D[jl], tang = fr[3] * la + fr[4] * lb;
             DG_UNROLL
@@ -1429,6 +1462,12 @@ struct Kernels {
             const double es = (s == 0 && (id & 1)) ? -e1 : e1;
             const double des = s == 1 ? de1 : ((id & 1) ? de1 : -de1);
             const double fn = fr[2 + d], fa = fr[2 + 0], fb = fr[2 + (d == 1 ? 2 : 1)];
+            if (fa == 0.0 && fb == 0.0) { // J^{-1} n along the normal: no tangential terms
+              DG_UNROLL
+              for (int i = 0; i < P; ++i)
+                acc[i] += fn * des * D[i + P * ob];
+              continue;
+            }
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
               double la = 0.0, lb = 0.0;
