@@ -264,6 +264,13 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
   };
   b.inner_elems = to_dev("dg::block::inner_elems", inner);
   b.halo_elems = to_dev("dg::block::halo_elems", halo);
+  auto first_of_range = [](const std::vector<int>& v) {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] != v[0] + static_cast<int>(i)) return -1;
+    return v.empty() ? 0 : v[0];
+  };
+  b.inner_first = first_of_range(inner);
+  b.halo_first = first_of_range(halo);
   return b;
 }
 

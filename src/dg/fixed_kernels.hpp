@@ -273,6 +273,10 @@ struct ModalFields {
   View2 mrec;
   LView2 mwords;
   int batches;
+  int first; // elems(i) = first + i where first >= 0 (a contiguous range)
+
+  /// The i-th listed element.
+  KOKKOS_FORCEINLINE_FUNCTION int elem(int i) const { return first >= 0 ? first + i : elems(i); }
 };
 
 template <int P, int Q>
@@ -1132,7 +1136,7 @@ struct Kernels {
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
           const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
-          const int e = elems(e0 + k);
+          const int e = elem(e0 + k);
           const double* TU = base + k * ED + 2 * UX + 12 * P2;
           const double* TN = TU + 6 * P2;
           const double* rec = TU + 18 * P2;
@@ -1153,7 +1157,7 @@ struct Kernels {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
         const double* U = base + k * ED;
-        const int e = elems(e0 + k);
+        const int e = elem(e0 + k);
         double E1[P];
         DG_UNROLL
         for (int m = 0; m < P; ++m)
@@ -1191,7 +1195,7 @@ struct Kernels {
       const int nelem = static_cast<int>(elems.extent(0));
       const int e0 = bi * ne, nl = nelem - e0 < ne ? nelem - e0 : ne;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
-        const int k = idx / P3, m = idx % P3, e = elems(e0 + k);
+        const int k = idx / P3, m = idx % P3, e = elem(e0 + k);
         double* U = base + k * ED;
         const int pm = m + (PX - P) * (m / P); // padded position
         copy_async<SHARED>(U + pm, &u(e, m));
@@ -1200,7 +1204,7 @@ struct Kernels {
       if (!traces_only || DIFF) // the gradients' J^{-1} n
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * GR), [&](int idx) {
           const int k = idx / GR, g = idx % GR;
-          copy_async<SHARED>(base + k * ED + RS + g, &mrec(elems(e0 + k), g));
+          copy_async<SHARED>(base + k * ED + RS + g, &mrec(elem(e0 + k), g));
         });
       if (traces_only) return;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * SG), [&](int idx) {
@@ -1228,7 +1232,7 @@ struct Kernels {
       if (bw >= 0) {
         const int w0 = bw * ne, nw = nelem - w0 < ne ? nelem - w0 : ne;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nw * 6), [&](int idx) {
-          copy_async<SHARED>(wnext + idx, &mwords(elems(w0 + idx / 6), idx % 6));
+          copy_async<SHARED>(wnext + idx, &mwords(elem(w0 + idx / 6), idx % 6));
         });
       }
     }
@@ -1264,7 +1268,7 @@ struct Kernels {
       if (words) {
         const int nl = nelem - bi * ne < ne ? nelem - bi * ne : ne;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6), [&](int idx) {
-          copy_async<SHARED>(wbuf + idx, &mwords(elems(bi * ne + idx / 6), idx % 6));
+          copy_async<SHARED>(wbuf + idx, &mwords(elem(bi * ne + idx / 6), idx % 6));
         });
         copy_wait();
         team.team_barrier();
@@ -1491,7 +1495,7 @@ struct Kernels {
 
       // 4. The update and the global stores, one thread per mode.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
-        const int k = idx / P3, m = idx % P3, e = elems(e0 + k);
+        const int k = idx / P3, m = idx % P3, e = elem(e0 + k);
         double* U = base + k * ED;
         const int pm = m + (PX - P) * (m / P);
         const double kr = U[UX + pm];
@@ -1591,7 +1595,8 @@ struct Kernels {
                          0,
                          a.modal_rec,
                          a.modal_words,
-                         1}};
+                         1,
+                         a.elems_first}};
   }
 
   template <bool DIFF>

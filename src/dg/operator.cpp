@@ -347,6 +347,12 @@ void DGOperator::modal_records(fixed::StageArgs& a) {
     fixed::modal_records(*block_, pde_, modal_rec_, modal_words_);
   a.modal_rec = modal_rec_;
   a.modal_words = modal_words_;
+  const ElementBlock& b = *block_;
+  const int* d = a.elems.data();
+  a.elems_first = d == all_elems_.data() ? 0
+                                         : (d == b.inner_elems.data()
+                                                ? b.inner_first
+                                                : (d == b.halo_elems.data() ? b.halo_first : -1));
 }
 
 void DGOperator::compute_traces() {

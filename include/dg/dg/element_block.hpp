@@ -46,12 +46,15 @@ struct ElementBlock {
   View1 volume;    // (elem) |K|
   View1 hmin;      // (elem) |K| / max face area: length scale of the CFL rule
 
-  View4 trace;   // (elem, face, point, 2): u and grad u . n on each face, this element's side
-  View3 ghost;   // (slot, point, 2): traces received from other ranks (neighbour's ordering)
+  View4 trace; // (elem, face, point, 2): u and grad u . n on each face, this element's side
+  View3 ghost; // (slot, point, 2): traces received from other ranks (neighbour's ordering)
   int nghost = 0;
 
   /// Interior elements (no ghost face) and rank-boundary elements, for overlap.
   IView1 inner_elems, halo_elems;
+  /// Their first element where the list is the contiguous range first, first + 1, ... (-1 if
+  /// not): kernels then compute the element ids instead of loading them.
+  int inner_first = -1, halo_first = -1;
 };
 
 /// Boundary condition per box tag (0..5): face_dirichlet or face_outflow.
@@ -72,8 +75,8 @@ struct GhostFace {
 /// (faces whose neighbour is on another rank; their order defines the ghost slots). The halo
 /// elements of `local` supply the neighbour volumes of the penalty on rank-boundary faces.
 /// `geometry`: "auto" (affine when every element is a parallelepiped), "affine", "curved".
-ElementBlock build_element_block(const mesh::LocalMesh& local,
-                                 const std::vector<GhostFace>& ghosts, int order, int q,
-                                 const BoundaryKinds& bc, const std::string& geometry);
+ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector<GhostFace>& ghosts,
+                                 int order, int q, const BoundaryKinds& bc,
+                                 const std::string& geometry);
 
 } // namespace dg

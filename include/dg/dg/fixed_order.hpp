@@ -40,6 +40,8 @@ struct StageArgs {
   /// The pencil kernel's per-element records and neighbour words (build_modal_records).
   View2 modal_rec;
   LView2 modal_words;
+  /// elems(i) = elems_first + i where the list is a contiguous range (-1: not known to be).
+  int elems_first = -1;
 };
 
 /// Right-hand side + epilogue (and, with ep.emit_traces, the traces of the updated state into
