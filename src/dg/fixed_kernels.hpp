@@ -11,6 +11,7 @@
 #include "dg/mesh/hex.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dg::fixed {
 
@@ -189,9 +190,14 @@ struct ModalRecordLayout {
 /// Neighbour word of a face for the pencil kernel: the offset of the neighbour's trace (in
 /// doubles, from the start of the trace or ghost array) in bits 0..55; bit 56: a neighbour
 /// exists; 57: it is a ghost slot; 58: a and b swapped; 59, 60: sign flips with the parity of
-/// a, b (after the swap).
+/// a, b (after the swap); 61: the kernel reads the neighbour's trace; 62: it emits its own
+/// trace of this face. Pure upwind advection with constant velocity needs the neighbour's value
+/// only on inflow faces (a . n < 0) and so emits only where the neighbour's face is one, i.e.
+/// where a . n > -tol (tol = 1e-12 |a|: the two sides' a . n agree to round-off, and a face
+/// with a . n near 0 is emitted but read by neither side); with diffusion every face is read
+/// and emitted.
 constexpr int word_present = 56, word_ghost = 57, word_swap = 58, word_sign_a = 59,
-              word_sign_b = 60;
+              word_sign_b = 60, word_read = 61, word_emit = 62;
 constexpr long long word_offset_mask = (1LL << 56) - 1;
 
 /// Per-element records and neighbour words of the pencil kernel for every element of a block
@@ -211,6 +217,7 @@ void build_modal_records(const ElementBlock& b, const double vel[3], double eta_
   const View2 tau = b.tau;
   const long long per_face = static_cast<long long>(b.nface) * b.trace.extent(3);
   const double v0 = vel[0], v1 = vel[1], v2 = vel[2];
+  const double tol = 1e-12 * std::sqrt(v0 * v0 + v1 * v1 + v2 * v2);
   Kokkos::parallel_for(
       "dg::modal::records", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int e) {
         const double v[3] = {v0, v1, v2};
@@ -219,15 +226,17 @@ void build_modal_records(const ElementBlock& b, const double vel[3], double eta_
         for (int f = 0; f < 6; ++f) {
           face_record(fgeo, ftype, tau, e, f, v, DIFF, eta_nu, L::FT, r + L::FR + L::FS * f);
           const int type = ftype(e, f);
-          long long w = 0;
+          const double an = r[L::FR + L::FS * f]; // a . n
+          long long w = (DIFF || an > -tol) ? 1LL << word_emit : 0;
           if (type == face_local || type == face_ghost) {
             const bool g = type == face_ghost;
             const long long off =
                 g ? nbr(e, f) * per_face : (6LL * nbr(e, f) + nbr_face(e, f)) * per_face;
             const long long o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
-            w = off | (1LL << word_present) | (static_cast<long long>(g) << word_ghost) |
-                (swap << word_swap) | ((swap ? fb : fa) << word_sign_a) |
-                ((swap ? fa : fb) << word_sign_b);
+            w |= off | (1LL << word_present) | (static_cast<long long>(g) << word_ghost) |
+                 (swap << word_swap) | ((swap ? fb : fa) << word_sign_a) |
+                 ((swap ? fa : fb) << word_sign_b) |
+                 (static_cast<long long>(DIFF || an < 0.0) << word_read);
           }
           wd(e, f) = w;
         }
@@ -1130,7 +1139,8 @@ struct Kernels {
     /// Face coefficients of the states U of the team's nl elements into trace_out (with
     /// diffusion also the normal gradients; a barrier inside).
     KOKKOS_FORCEINLINE_FUNCTION void emit(const TeamMember& team, const double* S, const double* E,
-                                          const double* dE, double* base, int e0, int nl) const {
+                                          const double* dE, double* base, const long long* wds,
+                                          int e0, int nl) const {
       if (DIFF) {
         face_values(team, E, dE, base, nl);
         team.team_barrier();
@@ -1163,15 +1173,20 @@ struct Kernels {
         for (int m = 0; m < P; ++m)
           E1[m] = E[m];
         double t0, t1, n0, n1;
+        // The faces a neighbour reads (all of them without words: the trace kernel).
+        const long long* w = wds ? wds + 6 * k : nullptr;
+        auto put = [&](int f, double v) {
+          if (!w || ((w[f] >> word_emit) & 1)) trace_out(e, f, ab, 0) = v;
+        };
         face_pair<0, false>(U, a, b, E1, E1, t0, t1, n0, n1);
-        trace_out(e, 0, ab, 0) = t0;
-        trace_out(e, 1, ab, 0) = t1;
+        put(0, t0);
+        put(1, t1);
         face_pair<1, false>(U, a, b, E1, E1, t0, t1, n0, n1);
-        trace_out(e, 2, ab, 0) = t0;
-        trace_out(e, 3, ab, 0) = t1;
+        put(2, t0);
+        put(3, t1);
         face_pair<2, false>(U, a, b, E1, E1, t0, t1, n0, n1);
-        trace_out(e, 4, ab, 0) = t0;
-        trace_out(e, 5, ab, 0) = t1;
+        put(4, t0);
+        put(5, t1);
       });
     }
 
@@ -1218,7 +1233,9 @@ struct Kernels {
         const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
         const long long w = wds[6 * k + f];
         double* Fm = base + k * ED + 2 * UX;
-        if (!((w >> word_present) & 1)) { // boundary faces: 0 (outflow: replaced by u_in)
+        if (!((w >> word_present) & (w >> word_read) & 1)) {
+          // Boundary faces (outflow: replaced by u_in) and faces the upwind flux takes from
+          // this side: 0.
           Fm[fab] = 0.0;
           if (DIFF) Fm[6 * P2 + fab] = 0.0;
           return;
@@ -1281,19 +1298,19 @@ struct Kernels {
         if (bn < nb)
           issue<SHARED>(team, bn, buf + ((i + 1) & 1) * ne * ED, wbuf + ((i + 1) % 3) * 6 * ne,
                         words && bn + L < nb ? bn + L : -1, wbuf + ((i + 2) % 3) * 6 * ne);
-        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, bi);
+        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, wbuf + (i % 3) * 6 * ne, bi);
       }
     }
 
-    /// The stage of batch bi from its loaded buffer base.
+    /// The stage of batch bi from its loaded buffer base and neighbour words wds.
     KOKKOS_FORCEINLINE_FUNCTION void compute(const TeamMember& team, const double* S,
                                              const double* E, const double* K, const double* dE,
-                                             double* base, int bi) const {
+                                             double* base, const long long* wds, int bi) const {
       const bool lsrk = ep.mode == Epilogue::lsrk;
       const int nelem = static_cast<int>(elems.extent(0));
       const int e0 = bi * ne, nl = nelem - e0 < ne ? nelem - e0 : ne;
       if (traces_only) {
-        emit(team, S, E, dE, base, e0, nl);
+        emit(team, S, E, dE, base, nullptr, e0, nl);
         return;
       }
 
@@ -1510,7 +1527,7 @@ struct Kernels {
       });
       if (lsrk && ep.emit_traces) {
         team.team_barrier();
-        emit(team, S, E, dE, base, e0, nl);
+        emit(team, S, E, dE, base, wds, e0, nl);
       }
     }
   };
