@@ -1570,7 +1570,7 @@ struct Kernels {
     // the occupancy steps with registers and scratch make the best count uneven in p.
     if (diffusion) return P <= 2 ? 8 : (P == 3 ? 3 : (P == 4 ? 4 : (P == 6 ? 3 : 1)));
     if (P <= 3) return P2 >= 128 ? 1 : 128 / P2;
-    return P == 4 ? 4 : (P == 6 ? 3 : (P == 7 || P == 8 ? 2 : 1));
+    return P == 4 ? 4 : (P == 6 ? 3 : (P == 7 ? 2 : 1));
 #else
     (void)diffusion;
     return 1;
