@@ -64,7 +64,8 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 /// Memory traffic of one LSRK stage of the fixed-order kernels per degree of freedom, in bytes
 /// (the bandwidth bound of dgbench stage): u and the register read and written; the neighbours'
 /// traces read; the traces of the updated state written (every stage emits them, so no trace
-/// kernel runs between stages or steps); metric records (one per element when affine, per
+/// kernel runs between stages or steps; the pencil kernel without diffusion reads and emits 3
+/// of 6 faces, its inflow and outflow faces); metric records (one per element when affine, per
 /// point when stored, 8 vertices when recomputed); connectivity and penalty.
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v);
 /// Floating-point operations of one stage per element (contractions and point-wise work, counted
