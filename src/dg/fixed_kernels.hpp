@@ -986,8 +986,11 @@ struct Kernels {
   /// The modal stage in pencil form: the same discretisation and answer as Modal<DIFF>,
   /// organised for few shared-memory accesses and instructions per degree of freedom (the
   /// entry-wise modal kernel is bound by its shared-memory traffic, docs/performance.md):
-  ///  * the neighbour connectivity of each face (trace pointer, orientation) is read once per
-  ///    face into team scratch, not once per face coefficient;
+  ///  * inputs come as per-element records and per-face neighbour words built once per
+  ///    operator (build_modal_records), copied into team scratch with asynchronous copies
+  ///    together with the states, registers and neighbour traces (copy_async); without
+  ///    diffusion only inflow faces' neighbour traces are read and only outflow faces' own
+  ///    traces emitted (the upwind flux);
   ///  * face passes run one thread per face coefficient pair (a, b) through all six faces, so
   ///    the pencil strides are compile-time constants and the two faces of a direction share
   ///    their pencil loads (E_0(m) = (-1)^m E_1(m), dE_0(m) = (-1)^(m+1) dE_1(m) for the
@@ -998,7 +1001,8 @@ struct Kernels {
   ///    (i + q even, i, q >= 1) are skipped at compile time (checked where the tables are
   ///    built); the y- and z-directions use one row of S (and K) per thread; with diffusion the
   ///    x-y and x-z cross terms reuse the y- and z-contractions, the y-z cross terms are summed
-  ///    over the (y, z) plane with broadcast loads;
+  ///    over the (y, z) plane with broadcast loads; every cross term runs only where the
+  ///    element's metric has it;
   ///  * the update and the global stores run per mode after a barrier (coalesced).
   template <bool DIFF>
   struct ModalPencil : ModalFields {
