@@ -72,48 +72,49 @@ std::vector<double> rhs_with(Solver& s, const KernelVariant& v) {
   return host(out);
 }
 
-/// The same with the elements listed in reverse order (not a contiguous range: the kernels
-/// load the element ids).
-std::vector<double> rhs_reversed(Solver& s, const KernelVariant& v) {
+/// The right-hand side (store epilogue) of the elements of list `elems` (device ids, filled
+/// from `ids`) with a kernel variant: traces, then the operator on that list alone.
+std::vector<double> rhs_of_list(Solver& s, const KernelVariant& v, const IView1& elems,
+                                const std::vector<int>& ids) {
   s.op().set_variant(v);
-  const int n = s.block().nelem;
-  IView1 rev("reversed", n);
-  auto h = Kokkos::create_mirror_view(rev);
-  for (int i = 0; i < n; ++i)
-    h(i) = n - 1 - i;
-  Kokkos::deep_copy(rev, h);
-  View2 out("rhs", n, s.block().nmodes);
+  auto h = Kokkos::create_mirror_view(elems);
+  for (size_t i = 0; i < ids.size(); ++i)
+    h(i) = ids[i];
+  Kokkos::deep_copy(elems, h);
+  View2 out("rhs", s.block().nelem, s.block().nmodes);
   Epilogue ep;
   ep.mode = Epilogue::store;
   ep.out = out;
   s.op().compute_traces();
-  s.op().apply(0.01, rev, ep);
+  s.op().apply(0.01, elems, ep);
   return host(out);
+}
+
+/// The same with the elements listed in reverse order (not a contiguous range: the kernels
+/// load the element ids).
+std::vector<double> rhs_reversed(Solver& s, const KernelVariant& v) {
+  const int n = s.block().nelem;
+  std::vector<int> ids(n);
+  for (int i = 0; i < n; ++i)
+    ids[i] = n - 1 - i;
+  return rhs_of_list(s, v, IView1("reversed", n), ids);
 }
 
 /// The rows k.. of the right-hand side with the block's interior list replaced by the
 /// contiguous range k, k + 1, ... (the kernels compute the element ids from its first).
 std::vector<double> rhs_tail(Solver& s, const KernelVariant& v, int k) {
-  s.op().set_variant(v);
   ElementBlock& b = s.block();
   const int n = b.nelem, nm = b.nmodes;
   const IView1 inner = b.inner_elems;
   const int inner_first = b.inner_first;
-  b.inner_elems = IView1("tail", n - k);
-  auto h = Kokkos::create_mirror_view(b.inner_elems);
+  std::vector<int> ids(n - k);
   for (int i = 0; i < n - k; ++i)
-    h(i) = k + i;
-  Kokkos::deep_copy(b.inner_elems, h);
+    ids[i] = k + i;
+  b.inner_elems = IView1("tail", n - k);
   b.inner_first = k;
-  View2 out("rhs", n, nm);
-  Epilogue ep;
-  ep.mode = Epilogue::store;
-  ep.out = out;
-  s.op().compute_traces();
-  s.op().apply(0.01, b.inner_elems, ep);
+  const std::vector<double> all = rhs_of_list(s, v, b.inner_elems, ids);
   b.inner_elems = inner;
   b.inner_first = inner_first;
-  const std::vector<double> all = host(out);
   return std::vector<double>(all.begin() + static_cast<long>(k) * nm, all.end());
 }
 } // namespace

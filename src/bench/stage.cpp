@@ -137,8 +137,7 @@ int stage(Options& o) {
                 } else if (var != "fused" && var != "separate" && var != "blocked")
                   throw InputError("dgbench stage: --variants " + var +
                                    ": valid are fused, blocked, entry, recompute, separate, "
-                                   "runtime, quadrature, "
-                                   "modal, modal-entry");
+                                   "runtime, quadrature, modal, modal-entry");
                 if (var == "recompute" && me == "affine") continue;
                 if (var == "quadrature" && me != "affine") continue;
                 if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;

@@ -1203,6 +1203,22 @@ struct Kernels {
         run<false>(team, scratch);
     }
 
+    /// Elements of batch bi (ne, fewer in the last batch).
+    KOKKOS_FORCEINLINE_FUNCTION int batch_elems(int bi) const {
+      const int left = static_cast<int>(elems.extent(0)) - bi * ne;
+      return left < ne ? left : ne;
+    }
+
+    /// Copies the neighbour words of batch bi into dst (asynchronous copies).
+    template <bool SHARED>
+    KOKKOS_FORCEINLINE_FUNCTION void copy_words(const TeamMember& team, int bi,
+                                                long long* dst) const {
+      const int e0 = bi * ne;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, batch_elems(bi) * 6), [&](int idx) {
+        copy_async<SHARED>(dst + idx, &mwords(elem(e0 + idx / 6), idx % 6));
+      });
+    }
+
     /// Issues the loads of batch bi into the element buffer base (asynchronous copies): the
     /// states and registers, the records, the neighbours' traces as stored (wds: the batch's
     /// neighbour words, loaded one batch earlier; the orientation's sign flips are applied in
@@ -1211,8 +1227,7 @@ struct Kernels {
     KOKKOS_FORCEINLINE_FUNCTION void issue(const TeamMember& team, int bi, double* base,
                                            const long long* wds, int bw, long long* wnext) const {
       const bool lsrk = ep.mode == Epilogue::lsrk;
-      const int nelem = static_cast<int>(elems.extent(0));
-      const int e0 = bi * ne, nl = nelem - e0 < ne ? nelem - e0 : ne;
+      const int e0 = bi * ne, nl = batch_elems(bi);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
         const int k = idx / P3, m = idx % P3, e = elem(e0 + k);
         double* U = base + k * ED;
@@ -1250,12 +1265,7 @@ struct Kernels {
         copy_async<SHARED>(Fm + fab, src);
         if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, src + 1);
       });
-      if (bw >= 0) {
-        const int w0 = bw * ne, nw = nelem - w0 < ne ? nelem - w0 : ne;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nw * 6), [&](int idx) {
-          copy_async<SHARED>(wnext + idx, &mwords(elem(w0 + idx / 6), idx % 6));
-        });
-      }
+      if (bw >= 0) copy_words<SHARED>(team, bw, wnext);
     }
 
     /// Batches of ne elements, bi = league rank + i league size for i = 0, 1, ...: the loads of
@@ -1287,10 +1297,7 @@ struct Kernels {
       // Prologue: the first batch's neighbour words; its loads and the second batch's words.
       const bool words = !traces_only;
       if (words) {
-        const int nl = nelem - bi * ne < ne ? nelem - bi * ne : ne;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6), [&](int idx) {
-          copy_async<SHARED>(wbuf + idx, &mwords(elem(bi * ne + idx / 6), idx % 6));
-        });
+        copy_words<SHARED>(team, bi, wbuf);
         copy_wait();
         team.team_barrier();
       }
@@ -1311,8 +1318,7 @@ struct Kernels {
                                              const double* E, const double* K, const double* dE,
                                              double* base, const long long* wds, int bi) const {
       const bool lsrk = ep.mode == Epilogue::lsrk;
-      const int nelem = static_cast<int>(elems.extent(0));
-      const int e0 = bi * ne, nl = nelem - e0 < ne ? nelem - e0 : ne;
+      const int e0 = bi * ne, nl = batch_elems(bi);
       if (traces_only) {
         emit(team, S, E, dE, base, nullptr, e0, nl);
         return;

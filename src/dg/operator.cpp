@@ -341,7 +341,7 @@ fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffu
 }
 } // namespace
 
-void DGOperator::modal_records(fixed::StageArgs& a) {
+void DGOperator::pencil_args(fixed::StageArgs& a) {
   if (!a.modal || !variant_.modal_pencil) return;
   if (modal_rec_.extent(0) != static_cast<size_t>(block_->nelem))
     fixed::modal_records(*block_, pde_, modal_rec_, modal_words_);
@@ -361,7 +361,7 @@ void DGOperator::compute_traces() {
   if (uses_fixed_kernels()) {
     fixed::StageArgs a = stage_args(b, pde_, bc_, 0.0, Epilogue(), all_elems_, points_, variant_,
                                     has_dirichlet_, modal_path());
-    modal_records(a);
+    pencil_args(a);
     fixed::traces(b.order, a, b.trace);
   } else {
     const size_t bytes = trace_scratch_bytes(b.P, b.Q);
@@ -388,7 +388,7 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
   if (uses_fixed_kernels()) {
     fixed::StageArgs a =
         stage_args(b, pde_, bc_, t, ep, elems, points_, variant_, has_dirichlet_, modal_path());
-    modal_records(a);
+    pencil_args(a);
     a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
     if (a.ep.emit_traces) {
       if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))

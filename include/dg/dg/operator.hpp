@@ -153,7 +153,9 @@ private:
   // The pencil kernel's per-element records and neighbour words, built on first use.
   View2 modal_rec_;
   LView2 modal_words_;
-  void modal_records(fixed::StageArgs& a);
+  /// The pencil kernel's arguments in a: the records and words (built on first use), and
+  /// elems_first where a.elems is one of the block's lists known to be a contiguous range.
+  void pencil_args(fixed::StageArgs& a);
 };
 
 /// Per-element diagnostics with a quadrature of `qerr` points per direction.
