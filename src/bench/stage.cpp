@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -80,9 +81,22 @@ int stage(Options& o) {
       o.ints("modal-elems", "0", "elements per team on the modal path (0: by order)");
   const std::vector<int> modal_batches = o.ints(
       "modal-batches", "0", "batches of elements per team of the pencil kernel (0: default)");
+  const std::vector<int> pencil_bounds =
+      o.ints("pencil-bounds", "-1",
+             "pencil kernel on GPUs, p <= 8: launch bounds of 128 threads and this many teams "
+             "per SM (0: none, 3, 4, 5, 6, 8; -1: by order)");
   const int steps = o.integer("steps", 5, "timed steps (median of per-step times)");
   if (o.finish()) return 0;
 
+  for (int b : pencil_bounds)
+    if (b != -1 && b != 0 && b != 3 && b != 4 && b != 5 && b != 6 && b != 8)
+      DG_INPUT_ERROR("dgbench stage: --pencil-bounds " << b << ": valid are -1, 0, 3, 4, 5, 6, 8");
+  // The pencil kernel's settings: (elements, batches, launch bounds) per team.
+  std::vector<std::array<int, 3>> pencil;
+  for (int mel : modal_elems)
+    for (int mb : modal_batches)
+      for (int pb : pencil_bounds)
+        pencil.push_back({mel, mb, pb});
   for (int p : orders)
     if (p < fixed::min_order || p > fixed::max_order)
       DG_INPUT_ERROR("dgbench stage: --p " << p << ": valid are " << fixed::min_order << ".."
@@ -113,73 +127,71 @@ int stage(Options& o) {
         const double gdofs = double(s.global_elements()) * s.block().nmodes;
         for (const std::string& var : variants)
           for (int ts : team_sizes)
-            for (int mel : modal_elems)
-              for (int mb : modal_batches) {
-                KernelVariant v;
-                v.team_size = ts;
-                v.modal_elems = mel;
-                v.modal_batches = mb;
-                if (var == "entry")
-                  v.register_blocked = false;
-                else if (var == "blocked")
-                  v.register_blocked = true;
-                else if (var == "recompute")
-                  v.recompute_metric = true;
-                else if (var == "runtime")
-                  v.fixed_order = false;
-                else if (var == "quadrature")
-                  v.modal_affine = false;
-                else if (var == "modal-entry")
-                  v.modal_pencil = false;
-                else if (var == "modal") {
-                  v.modal_diffusion = true;
-                  v.modal_diffusion_max_order = fixed::max_order;
-                } else if (var != "fused" && var != "separate" && var != "blocked")
-                  throw InputError("dgbench stage: --variants " + var +
-                                   ": valid are fused, blocked, entry, recompute, separate, "
-                                   "runtime, quadrature, modal, modal-entry");
-                if (var == "recompute" && me == "affine") continue;
-                if (var == "quadrature" && me != "affine") continue;
-                if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
-                if (var == "modal-entry" && me != "affine") continue;
-                s.op().set_variant(v);
-                if (!s.op().modal_path() &&
-                    (mel != modal_elems.front() || mb != modal_batches.front()))
-                  continue;
-                View2 res;
+            for (const std::array<int, 3>& pk : pencil) {
+              KernelVariant v;
+              v.team_size = ts;
+              v.modal_elems = pk[0];
+              v.modal_batches = pk[1];
+              v.pencil_min_blocks = pk[2];
+              if (var == "entry")
+                v.register_blocked = false;
+              else if (var == "blocked")
+                v.register_blocked = true;
+              else if (var == "recompute")
+                v.recompute_metric = true;
+              else if (var == "runtime")
+                v.fixed_order = false;
+              else if (var == "quadrature")
+                v.modal_affine = false;
+              else if (var == "modal-entry")
+                v.modal_pencil = false;
+              else if (var == "modal") {
+                v.modal_diffusion = true;
+                v.modal_diffusion_max_order = fixed::max_order;
+              } else if (var != "fused" && var != "separate" && var != "blocked")
+                throw InputError("dgbench stage: --variants " + var +
+                                 ": valid are fused, blocked, entry, recompute, separate, "
+                                 "runtime, quadrature, modal, modal-entry");
+              if (var == "recompute" && me == "affine") continue;
+              if (var == "quadrature" && me != "affine") continue;
+              if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
+              if (var == "modal-entry" && me != "affine") continue;
+              s.op().set_variant(v);
+              if (!s.op().modal_path() && pk != pencil.front()) continue;
+              View2 res;
+              if (var == "separate") res = View2("dgbench::res", s.block().nelem, s.block().nmodes);
+              auto one_step = [&] {
                 if (var == "separate")
-                  res = View2("dgbench::res", s.block().nelem, s.block().nmodes);
-                auto one_step = [&] {
-                  if (var == "separate")
-                    separate_step(s, res, dt);
-                  else
-                    s.step(dt);
-                  MPI_Barrier(MPI_COMM_WORLD);
-                };
-                const double tstep = median_time(one_step, steps);
-                const bool diff = ph == "advdiff";
-                const bool affine = s.block().affine;
-                const double bpd = fixed::stage_bytes_per_dof(p, diff, affine, v) +
-                                   (var == "separate" ? 5.0 * sizeof(double) : 0.0);
-                const double rate = gdofs * 5.0 / tstep;
-                const double bound = copy_bw * size / bpd;
-                Row r;
-                r.set("physics", ph).set("mesh", me).set("p", p).set("n", n).set("dof", gdofs);
-                r.set("ranks", size).set("variant", var).set("team_size", v.team_size);
-                r.set("modal_elems", s.op().modal_path() ? v.modal_elems : 0);
-                r.set("modal_batches", s.op().modal_path() ? v.modal_batches : 0);
-                r.set("step_s", tstep);
-                r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
-                r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
-                r.set("frac_bound", rate / bound);
-                r.set("gflops", fixed::stage_flops_per_element(p, diff, affine, v) *
-                                    s.global_elements() * 5.0 / tstep * 1e-9);
-                t.add(r);
-              }
+                  separate_step(s, res, dt);
+                else
+                  s.step(dt);
+                MPI_Barrier(MPI_COMM_WORLD);
+              };
+              const double tstep = median_time(one_step, steps);
+              const bool diff = ph == "advdiff";
+              const bool affine = s.block().affine;
+              const double bpd = fixed::stage_bytes_per_dof(p, diff, affine, v) +
+                                 (var == "separate" ? 5.0 * sizeof(double) : 0.0);
+              const double rate = gdofs * 5.0 / tstep;
+              const double bound = copy_bw * size / bpd;
+              Row r;
+              r.set("physics", ph).set("mesh", me).set("p", p).set("n", n).set("dof", gdofs);
+              r.set("ranks", size).set("variant", var).set("team_size", v.team_size);
+              r.set("modal_elems", s.op().modal_path() ? v.modal_elems : 0);
+              r.set("modal_batches", s.op().modal_path() ? v.modal_batches : 0);
+              r.set("pencil_bounds", s.op().modal_path() ? v.pencil_min_blocks : 0);
+              r.set("step_s", tstep);
+              r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
+              r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
+              r.set("frac_bound", rate / bound);
+              r.set("gflops", fixed::stage_flops_per_element(p, diff, affine, v) *
+                                  s.global_elements() * 5.0 / tstep * 1e-9);
+              t.add(r);
+            }
       }
   t.print({"physics", "mesh", "p", "n", "dof", "variant", "team_size", "modal_elems",
-           "modal_batches", "step_s", "dof_stages_per_s", "bytes_per_dof", "gb_per_s", "frac_bound",
-           "gflops"});
+           "modal_batches", "pencil_bounds", "step_s", "dof_stages_per_s", "bytes_per_dof",
+           "gb_per_s", "frac_bound", "gflops"});
   char bw[64];
   std::snprintf(bw, sizeof(bw), "%.4g", copy_bw * 1e-9);
   if (rank == 0) std::printf("measured copy bandwidth: %s GB/s per rank's device\n", bw);

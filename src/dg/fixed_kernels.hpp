@@ -647,23 +647,24 @@ struct Kernels {
   };
 
   /// Team policy: `team_size` threads (0: 32 up to p = 5, else 64), fewer where the
-  /// kernel's registers allow fewer (high orders), scratch at level 0 up to 48 KB.
-  template <class F>
-  static TeamPolicy policy(int n, size_t bytes, F& f, int team_size) {
+  /// kernel's registers allow fewer (high orders), scratch at level 0 up to 48 KB. Pol: a
+  /// TeamPolicy of ExecSpace, with launch bounds or without.
+  template <class F, class Pol = TeamPolicy>
+  static Pol policy(int n, size_t bytes, F& f, int team_size) {
     // Level 0 (shared memory) up to the 48 KB every CUDA block gets without opting in.
-    const size_t max0 = std::min<size_t>(48 * 1024, TeamPolicy::scratch_size_max(0));
+    const size_t max0 = std::min<size_t>(48 * 1024, Pol::scratch_size_max(0));
     f.level = bytes <= max0 ? 0 : 1;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Defaults measured fastest on the H100 (docs/performance.md): 32 threads up to p = 5.
     int threads = team_size > 0 ? team_size : (Q <= 7 ? 32 : 64);
-    TeamPolicy probe(n, 1);
+    Pol probe(n, 1);
     probe.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
     const int tmax = probe.team_size_max(f, Kokkos::ParallelForTag());
     if (threads > tmax) threads = tmax >= 32 ? tmax / 32 * 32 : tmax;
-    TeamPolicy pol(n, threads);
+    Pol pol(n, threads);
 #else
     (void)team_size;
-    TeamPolicy pol(n, 1);
+    Pol pol(n, 1);
 #endif
     return pol.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
   }
@@ -1626,8 +1627,64 @@ struct Kernels {
                          a.elems_first}};
   }
 
+  /// Launch bounds of the pencil kernel on GPUs: MINB = 0, none; else at most pencil_threads
+  /// threads per team and MINB teams per SM, which caps ptxas' registers at 65536 /
+  /// (pencil_threads MINB) (rounded down to a multiple of 8): MINB = 3, 4, 5, 6, 8 give 168,
+  /// 128, 96, 80, 64. The bounded kernels are built for p <= pencil_bounds_max_order only.
+  static constexpr int pencil_threads = 128;
+  static constexpr int pencil_bounds_max_order = 8;
+
+  /// The variant's pencil_min_blocks (-1: the order's default, pencil_min_blocks_default);
+  /// 0 where the order has no bounded kernels or on CPUs.
+  static int pencil_min_blocks(const KernelVariant& v, bool diffusion) {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    if (P - 1 > pencil_bounds_max_order) return 0;
+    const int m =
+        v.pencil_min_blocks >= 0 ? v.pencil_min_blocks : pencil_min_blocks_default(diffusion);
+    DG_VERIFY(m == 0 || m == 3 || m == 4 || m == 5 || m == 6 || m == 8,
+              "pencil_min_blocks " << m << ": valid are 0, 3, 4, 5, 6, 8");
+    return m;
+#else
+    (void)v;
+    (void)diffusion;
+    return 0;
+#endif
+  }
+
+  /// Teams per SM the pencil kernel is bounded to by default (0: unbounded).
+  static constexpr int pencil_min_blocks_default(bool diffusion) {
+    (void)diffusion;
+    return 0;
+  }
+
   template <bool DIFF>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    if constexpr (P - 1 <= pencil_bounds_max_order) {
+      switch (pencil_min_blocks(a.variant, DIFF)) {
+      case 3:
+        return launch_pencil<DIFF, 3>(a, traces_only, out);
+      case 4:
+        return launch_pencil<DIFF, 4>(a, traces_only, out);
+      case 5:
+        return launch_pencil<DIFF, 5>(a, traces_only, out);
+      case 6:
+        return launch_pencil<DIFF, 6>(a, traces_only, out);
+      case 8:
+        return launch_pencil<DIFF, 8>(a, traces_only, out);
+      default:
+        break;
+      }
+    }
+#endif
+    launch_pencil<DIFF, 0>(a, traces_only, out);
+  }
+
+  template <bool DIFF, int MINB>
+  static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
+    using Pol = std::conditional_t<
+        MINB == 0, TeamPolicy,
+        Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<pencil_threads, MINB>>>;
     const int n = static_cast<int>(a.elems.extent(0));
     using Kernel = ModalPencil<DIFF>;
     const int batches = pencil_batches(a.variant);
@@ -1643,10 +1700,11 @@ struct Kernels {
     Kernel k = modal_kernel<Kernel>(a, traces_only, out, ne);
     k.batches = batches;
     const size_t bytes = sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256;
-    const int threads =
-        a.variant.team_size > 0 ? a.variant.team_size : std::min(256, (ne * P2 + 31) / 32 * 32);
+    const int threads = a.variant.team_size > 0
+                            ? a.variant.team_size
+                            : std::min(MINB > 0 ? pencil_threads : 256, (ne * P2 + 31) / 32 * 32);
     const int nb = (n + ne - 1) / ne;
-    const TeamPolicy pol = policy((nb + batches - 1) / batches, bytes, k, threads);
+    const Pol pol = policy<Kernel, Pol>((nb + batches - 1) / batches, bytes, k, threads);
     Kokkos::parallel_for(traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage", pol,
                          k);
   }
@@ -1822,13 +1880,20 @@ struct Kernels {
   /// threads); y last, so that they write runs of D0 consecutive output addresses; x in the
   /// middle, where a thread's pencil is contiguous and its neighbour's one row further: the
   /// intermediates' rows are padded to an odd length, which spreads a warp's rows over all
-  /// shared-memory banks. One kernel per (INNER, R), so that each gets its own registers.
+  /// shared-memory banks. With pencils per thread (R >= 1) the x contraction works in place:
+  /// a pencil's input and output are the same row (length OQ, room for P and Q entries), read
+  /// whole into registers before the thread writes it, and no other pencil touches that row;
+  /// so a team needs one intermediate per element, half the scratch of two. One kernel per
+  /// (INNER, R), so that each gets its own registers.
   template <bool INNER, int R>
   struct Concurrent {
     static constexpr int OP = P | 1, OQ = Q | 1; // padded row lengths
+    static constexpr bool IN_PLACE = R > 0;
     // Intermediates per element: P x P x Q (rows OP) and Q x P x Q (rows OQ) for backward;
-    // Q x Q x P (rows OQ) and P x Q x P (rows OP) for inner: the same two sizes.
-    static constexpr int SP = OP * P * Q, SQ = OQ * P * Q;
+    // Q x Q x P (rows OQ) and P x Q x P (rows OP) for inner: the same two sizes. In place:
+    // one of OQ P Q, rows OQ.
+    static constexpr int SP = IN_PLACE ? 0 : OP * P * Q, SQ = OQ * P * Q;
+    static constexpr int LP = IN_PLACE ? OQ : OP; // row length of the P-row intermediate
     static constexpr int scratch_doubles(int ne) { return Q * P + ne * (SP + SQ); }
 
     View2 in, out;
@@ -1842,8 +1907,9 @@ struct Kernels {
       const int e0 = team.league_rank() * ne;
       const int n = nelem - e0 < ne ? nelem - e0 : ne; // the last team may have fewer
       double* Bs = alloc(Q * P);
-      double* T1 = alloc(ne * (INNER ? SQ : SP));
-      double* T2 = alloc(ne * (INNER ? SP : SQ));
+      double* T1 = alloc(ne * (INNER ? SQ : (IN_PLACE ? SQ : SP)));
+      double* T2 = IN_PLACE ? T1 : alloc(ne * (INNER ? SP : SQ));
+      constexpr int E1 = IN_PLACE ? SQ : (INNER ? SQ : SP), E2 = IN_PLACE ? SQ : (INNER ? SP : SQ);
       // B in scratch for the second and third contractions; the first reads it from global
       // memory, so that its input loads need not wait for a barrier.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * P),
@@ -1854,17 +1920,17 @@ struct Kernels {
       double* y = out.data() + static_cast<size_t>(e0) * so;
       const double* Bg = B.data();
       if (INNER) {
-        contract_elems<Q, Q, Q, 2, P, true, Q, OQ, R>(team, n, x, si, T1, SQ, Bg);
+        contract_elems<Q, Q, Q, 2, P, true, Q, OQ, R>(team, n, x, si, T1, E1, Bg);
         team.team_barrier();
-        contract_elems<Q, Q, P, 0, P, true, OQ, OP, R>(team, n, T1, SQ, T2, SP, Bs);
+        contract_elems<Q, Q, P, 0, P, true, OQ, LP, R>(team, n, T1, E1, T2, E2, Bs);
         team.team_barrier();
-        contract_elems<P, Q, P, 1, P, true, OP, P, R>(team, n, T2, SP, y, so, Bs);
+        contract_elems<P, Q, P, 1, P, true, LP, P, R>(team, n, T2, E2, y, so, Bs);
       } else {
-        contract_elems<P, P, P, 2, Q, false, P, OP, R>(team, n, x, si, T1, SP, Bg);
+        contract_elems<P, P, P, 2, Q, false, P, LP, R>(team, n, x, si, T1, E1, Bg);
         team.team_barrier();
-        contract_elems<P, P, Q, 0, Q, false, OP, OQ, R>(team, n, T1, SP, T2, SQ, Bs);
+        contract_elems<P, P, Q, 0, Q, false, LP, OQ, R>(team, n, T1, E1, T2, E2, Bs);
         team.team_barrier();
-        contract_elems<Q, P, Q, 1, Q, false, OQ, Q, R>(team, n, T2, SQ, y, so, Bs);
+        contract_elems<Q, P, Q, 1, Q, false, OQ, Q, R>(team, n, T2, E2, y, so, Bs);
       }
     }
   };

@@ -75,6 +75,10 @@ struct KernelVariant {
   /// Pencil kernel: batches of modal_elems elements per team, the next batch's loads in
   /// flight while one is computed (0: 1, measured fastest on the H100).
   int modal_batches = 0;
+  /// Pencil kernel on GPUs, p <= 8: launch bounds of 128 threads and this many teams per SM,
+  /// which caps the registers (3, 4, 5, 6, 8: 168, 128, 96, 80, 64); 0: none; -1: the order's
+  /// default (dgbench stage --pencil-bounds).
+  int pencil_min_blocks = -1;
   /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
   /// modal_diffusion): the quadrature-free modal path (fixed-order kernels only).
   bool modal_affine = true;
