@@ -224,6 +224,13 @@ output: {snapshots: false, quiet: true, directory: test_out}
         KernelVariant batched = modal5;
         batched.modal_batches = 3;
         CHECK(rel_diff(rhs_with(s, batched), ref) < 1e-12);
+        // Launch bounds (GPUs, p <= 8; the same kernel elsewhere): none and every register cap.
+        for (int minb : {0, 3, 4, 5, 6, 8}) {
+          KernelVariant bounded = modal;
+          bounded.pencil_min_blocks = minb;
+          INFO("launch bounds " << minb);
+          CHECK(rel_diff(rhs_with(s, bounded), ref) < 1e-12);
+        }
         // LSRK steps: modal traces handed on from stage to stage.
         std::vector<std::vector<double>> modes;
         // 0: quadrature; 1, 5 elements per team; -2: 2 elements per team in batches of 4.

@@ -167,7 +167,17 @@ int stage(Options& o) {
                   s.step(dt);
                 MPI_Barrier(MPI_COMM_WORLD);
               };
-              const double tstep = median_time(one_step, steps);
+              double tstep = 0.0;
+              try {
+                tstep = median_time(one_step, steps);
+              } catch (
+                  const InternalError& e) { // a kernel setting this device cannot run: next one
+                if (rank == 0)
+                  std::fprintf(stderr, "dgbench stage: %s p = %d, %s: skipped: %s\n", ph.c_str(), p,
+                               var.c_str(), e.what());
+                s.initialize();
+                continue;
+              }
               const bool diff = ph == "advdiff";
               const bool affine = s.block().affine;
               const double bpd = fixed::stage_bytes_per_dof(p, diff, affine, v) +

@@ -646,6 +646,17 @@ struct Kernels {
     }
   };
 
+  /// On CUDA: fails with the runtime's message if the last kernel launch did not start (a
+  /// release build of Kokkos does not check; such a kernel would silently not run).
+  static void check_launch(const char* label) {
+#if defined(KOKKOS_ENABLE_CUDA)
+    const cudaError_t err = cudaGetLastError();
+    DG_VERIFY(err == cudaSuccess, label << ": kernel launch failed: " << cudaGetErrorString(err));
+#else
+    (void)label;
+#endif
+  }
+
   /// Team policy: `team_size` threads (0: 32 up to p = 5, else 64), fewer where the
   /// kernel's registers allow fewer (high orders), scratch at level 0 up to 48 KB. Pol: a
   /// TeamPolicy of ExecSpace, with launch bounds or without.
@@ -1651,10 +1662,14 @@ struct Kernels {
 #endif
   }
 
-  /// Teams per SM the pencil kernel is bounded to by default (0: unbounded).
+  /// Teams per SM the pencil kernel is bounded to by default (0: unbounded), measured on the
+  /// H100 (dgbench stage --pencil-bounds 0,3,4,5,6,8; docs/performance.md, "Session 6"):
+  /// advection 64 registers (70 to 74 without bounds: 7 teams of 128 threads per SM, 8 with)
+  /// except at p = 7; advection-diffusion, 96 to 254 registers without bounds, capped at 96
+  /// (p = 4, 5), 128 (p = 6) and 168 (p = 7, 8), which spills a little and lets more teams in.
   static constexpr int pencil_min_blocks_default(bool diffusion) {
-    (void)diffusion;
-    return 0;
+    if (!diffusion) return P == 8 ? 0 : 8;
+    return P <= 4 ? 0 : (P <= 6 ? 5 : (P == 7 ? 4 : 3));
   }
 
   template <bool DIFF>
@@ -1705,8 +1720,11 @@ struct Kernels {
                             : std::min(MINB > 0 ? pencil_threads : 256, (ne * P2 + 31) / 32 * 32);
     const int nb = (n + ne - 1) / ne;
     const Pol pol = policy<Kernel, Pol>((nb + batches - 1) / batches, bytes, k, threads);
-    Kokkos::parallel_for(traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage", pol,
-                         k);
+    DG_VERIFY(pol.team_size() >= 1, "pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
+                                                          << "): no team size fits on this device");
+    const char* label = traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage";
+    Kokkos::parallel_for(label, pol, k);
+    check_launch(label);
   }
 
   template <bool DIFF>
