@@ -1037,10 +1037,10 @@ struct Kernels {
     static constexpr int RS = 2 * UX + (DIFF ? 5 : 1) * 6 * P2, SG = 24;
     static constexpr int ED = RS + GR + SG;
     /// Team scratch: the tables; one element buffer (ne ED), two when a team takes several
-    /// batches (the next batch is loaded into the other); three buffers of neighbour words
-    /// (6 ne each: the batch computed, the batch loaded, the batch after).
+    /// batches (the next batch is loaded into the other); two buffers of neighbour words (6 ne
+    /// each: the batch computed, the batch loaded).
     KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne, int batches) {
-      return TD + (batches > 1 ? 2 : 1) * ne * ED + 3 * 6 * ne;
+      return TD + (batches > 1 ? 2 : 1) * ne * ED + 2 * 6 * ne;
     }
 
     /// Values (t) and normal derivatives (n) at the faces s = 0, 1 of direction D of pencil
@@ -1232,12 +1232,14 @@ struct Kernels {
     }
 
     /// Issues the loads of batch bi into the element buffer base (asynchronous copies): the
-    /// states and registers, the records, the neighbours' traces as stored (wds: the batch's
-    /// neighbour words, loaded one batch earlier; the orientation's sign flips are applied in
-    /// the flux pass), and the neighbour words of batch bw (if bw >= 0) into wnext.
+    /// states and registers, the records, the batch's neighbour words into wslot (for the
+    /// compute pass), and the neighbours' traces as stored (the orientation's sign flips are
+    /// applied in the flux pass). The sign table and the trace addresses take the words
+    /// straight from global memory (each thread its own, an L1 hit after the first): no round
+    /// trip and team barrier stand between a team's start and its state loads.
     template <bool SHARED>
     KOKKOS_FORCEINLINE_FUNCTION void issue(const TeamMember& team, int bi, double* base,
-                                           const long long* wds, int bw, long long* wnext) const {
+                                           long long* wslot) const {
       const bool lsrk = ep.mode == Epilogue::lsrk;
       const int e0 = bi * ne, nl = batch_elems(bi);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
@@ -1253,16 +1255,17 @@ struct Kernels {
           copy_async<SHARED>(base + k * ED + RS + g, &mrec(elem(e0 + k), g));
         });
       if (traces_only) return;
+      copy_words<SHARED>(team, bi, wslot);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * SG), [&](int idx) {
         const int k = idx / SG, f = (idx % SG) / 4, pa = idx & 1, pb = (idx >> 1) & 1;
-        const long long w = wds[6 * k + f];
+        const long long w = mwords(elem(e0 + k), f);
         base[k * ED + RS + GR + idx % SG] =
             (((w >> word_sign_a) & pa) ^ ((w >> word_sign_b) & pb)) & 1 ? -1.0 : 1.0;
       });
       const int nc = static_cast<int>(trace.extent(3));
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
-        const long long w = wds[6 * k + f];
+        const long long w = mwords(elem(e0 + k), f);
         double* Fm = base + k * ED + 2 * UX;
         if (!((w >> word_present) & (w >> word_read) & 1)) {
           // Boundary faces (outflow: replaced by u_in) and faces the upwind flux takes from
@@ -1277,13 +1280,11 @@ struct Kernels {
         copy_async<SHARED>(Fm + fab, src);
         if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, src + 1);
       });
-      if (bw >= 0) copy_words<SHARED>(team, bw, wnext);
     }
 
     /// Batches of ne elements, bi = league rank + i league size for i = 0, 1, ...: the loads of
-    /// batch i + 1 (and the neighbour words of batch i + 2) are in flight while batch i is
-    /// computed, so a team waits for memory with nothing else to do only before its first
-    /// batch.
+    /// batch i + 1 are in flight while batch i is computed, so a team waits for memory with
+    /// nothing else to do only before its first batch.
     template <bool SHARED>
     KOKKOS_FORCEINLINE_FUNCTION void run(const TeamMember& team, double* S) const {
       const int nelem = static_cast<int>(elems.extent(0));
@@ -1294,6 +1295,7 @@ struct Kernels {
       double* K = E + P;    // diffusion: K(i, q) = int phi_i' phi_q'
       double* dE = K + P2;  // diffusion: dE_1(m) = phi_m'(1)
       double* buf = S + TD;
+      // The neighbour words of the batch computed and of the batch loaded.
       long long* wbuf = reinterpret_cast<long long*>(buf + (batches > 1 ? 2 : 1) * ne * ED);
 
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TD), [&](int m) {
@@ -1306,22 +1308,14 @@ struct Kernels {
         else
           dE[m - 2 * P2 - P] = tables.dE(1, m - 2 * P2 - P);
       });
-      // Prologue: the first batch's neighbour words; its loads and the second batch's words.
-      const bool words = !traces_only;
-      if (words) {
-        copy_words<SHARED>(team, bi, wbuf);
-        copy_wait();
-        team.team_barrier();
-      }
-      issue<SHARED>(team, bi, buf, wbuf, words && bi + L < nb ? bi + L : -1, wbuf + 6 * ne);
+      issue<SHARED>(team, bi, buf, wbuf);
       for (int i = 0; bi < nb; ++i, bi += L) {
         copy_wait();
         team.team_barrier();
         const int bn = bi + L;
         if (bn < nb)
-          issue<SHARED>(team, bn, buf + ((i + 1) & 1) * ne * ED, wbuf + ((i + 1) % 3) * 6 * ne,
-                        words && bn + L < nb ? bn + L : -1, wbuf + ((i + 2) % 3) * 6 * ne);
-        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, wbuf + (i % 3) * 6 * ne, bi);
+          issue<SHARED>(team, bn, buf + ((i + 1) & 1) * ne * ED, wbuf + ((i + 1) & 1) * 6 * ne);
+        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, wbuf + (i & 1) * 6 * ne, bi);
       }
     }
 
@@ -1672,31 +1666,43 @@ struct Kernels {
     return P <= 4 ? 0 : (P <= 6 ? 5 : (P == 7 ? 4 : 3));
   }
 
+  /// The pencil kernel with the variant's launch bounds. Where the order's default bounds
+  /// leave no team that fits (e.g. the two element buffers of modal_batches > 1 at 8 teams per
+  /// SM), the unbounded kernel runs instead; bounds asked for explicitly fail there.
   template <bool DIFF>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= pencil_bounds_max_order) {
+      bool launched = false;
       switch (pencil_min_blocks(a.variant, DIFF)) {
       case 3:
-        return launch_pencil<DIFF, 3>(a, traces_only, out);
+        launched = launch_pencil<DIFF, 3>(a, traces_only, out);
+        break;
       case 4:
-        return launch_pencil<DIFF, 4>(a, traces_only, out);
+        launched = launch_pencil<DIFF, 4>(a, traces_only, out);
+        break;
       case 5:
-        return launch_pencil<DIFF, 5>(a, traces_only, out);
+        launched = launch_pencil<DIFF, 5>(a, traces_only, out);
+        break;
       case 6:
-        return launch_pencil<DIFF, 6>(a, traces_only, out);
+        launched = launch_pencil<DIFF, 6>(a, traces_only, out);
+        break;
       case 8:
-        return launch_pencil<DIFF, 8>(a, traces_only, out);
+        launched = launch_pencil<DIFF, 8>(a, traces_only, out);
+        break;
       default:
         break;
       }
+      if (launched) return;
     }
 #endif
     launch_pencil<DIFF, 0>(a, traces_only, out);
   }
 
+  /// One launch with bounds MINB; false (nothing launched) where the default bounds leave no
+  /// team size that fits this device.
   template <bool DIFF, int MINB>
-  static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
+  static bool launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
     using Pol = std::conditional_t<
         MINB == 0, TeamPolicy,
         Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<pencil_threads, MINB>>>;
@@ -1720,11 +1726,13 @@ struct Kernels {
                             : std::min(MINB > 0 ? pencil_threads : 256, (ne * P2 + 31) / 32 * 32);
     const int nb = (n + ne - 1) / ne;
     const Pol pol = policy<Kernel, Pol>((nb + batches - 1) / batches, bytes, k, threads);
+    if (MINB > 0 && pol.team_size() < 1 && a.variant.pencil_min_blocks < 0) return false;
     DG_VERIFY(pol.team_size() >= 1, "pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
                                                           << "): no team size fits on this device");
     const char* label = traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage";
     Kokkos::parallel_for(label, pol, k);
     check_launch(label);
+    return true;
   }
 
   template <bool DIFF>
