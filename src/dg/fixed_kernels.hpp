@@ -183,7 +183,11 @@ KOKKOS_INLINE_FUNCTION void face_record(const View4& fgeo, const IView2& ftype, 
 /// record with the face type at FT.
 template <bool DIFF>
 struct ModalRecordLayout {
-  static constexpr int FR = DIFF ? 13 : 4, FS = DIFF ? 7 : 3, FT = DIFF ? 6 : 2;
+  /// Pure advection keeps one double per face, (a . n) dS (dS > 0: the upwind side is the
+  /// sign's), and tells outflow faces by their neighbour words (no neighbour: the modal path
+  /// has no Dirichlet faces); with diffusion a face record as face_record writes it, the
+  /// type at FT.
+  static constexpr int FR = DIFF ? 13 : 4, FS = DIFF ? 7 : 1, FT = DIFF ? 6 : -1;
   static constexpr int GR = FR + 6 * FS;
 };
 
@@ -224,9 +228,15 @@ void build_modal_records(const ElementBlock& b, const double vel[3], double eta_
         double r[L::GR];
         volume_record(vgeo, e, v, DIFF, r);
         for (int f = 0; f < 6; ++f) {
-          face_record(fgeo, ftype, tau, e, f, v, DIFF, eta_nu, L::FT, r + L::FR + L::FS * f);
+          double fr[7];
+          face_record(fgeo, ftype, tau, e, f, v, DIFF, eta_nu, 6, fr);
+          if (DIFF)
+            for (int g = 0; g < L::FS; ++g)
+              r[L::FR + L::FS * f + g] = fr[g];
+          else
+            r[L::FR + f] = fr[0] * fr[1]; // (a . n) dS
           const int type = ftype(e, f);
-          const double an = r[L::FR + L::FS * f]; // a . n
+          const double an = fr[0]; // a . n
           long long w = (DIFF || an > -tol) ? 1LL << word_emit : 0;
           if (type == face_local || type == face_ghost) {
             const bool g = type == face_ghost;
@@ -1020,8 +1030,8 @@ struct Kernels {
   struct ModalPencil : ModalFields {
 
     /// Per-element record (mrec, ModalRecordLayout): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|,
-    /// with diffusion [4..12] G = adj adj^T / |J| (volume_record); face f at FR + FS f as
-    /// written by face_record, its type at FT.
+    /// with diffusion [4..12] G = adj adj^T / |J| (volume_record); face f at FR + FS f: with
+    /// diffusion as written by face_record, its type at FT; advection (a . n) dS alone.
     using Layout = ModalRecordLayout<DIFF>;
     static constexpr int FR = Layout::FR, FS = Layout::FS, FT = Layout::FT, GR = Layout::GR;
     /// Team: S, E_1, and with diffusion K, dE_1.
@@ -1365,8 +1375,11 @@ struct Kernels {
         DG_UNROLL
         for (int f = 0; f < 6; ++f) {
           const double* fr = rec + FR + FS * f;
-          const double uin = t[f], an = fr[0], dS = fr[1];
-          const bool outflow = static_cast<int>(fr[FT]) == face_outflow;
+          const double uin = t[f];
+          // Advection: (a . n) dS in the record; a face without a neighbour is an outflow face.
+          const double an = fr[0], dS = DIFF ? fr[1] : 1.0;
+          const bool outflow = DIFF ? static_cast<int>(fr[DIFF ? FT : 0]) == face_outflow
+                                    : !((wds[6 * k + f] >> word_present) & 1);
           // The neighbour's value as copied, re-oriented; 0 on boundary faces (as stored by
           // issue), this side's on outflow faces.
           const double sg = sgn[4 * f];
