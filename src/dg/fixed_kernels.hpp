@@ -1047,10 +1047,10 @@ struct Kernels {
     static constexpr int RS = 2 * UX + (DIFF ? 5 : 1) * 6 * P2, SG = 24;
     static constexpr int ED = RS + GR + SG;
     /// Team scratch: the tables; one element buffer (ne ED), two when a team takes several
-    /// batches (the next batch is loaded into the other); two buffers of neighbour words (6 ne
-    /// each: the batch computed, the batch loaded).
+    /// batches (the next batch is loaded into the other); three buffers of neighbour words
+    /// (6 ne each: the batch computed, the batch loaded, the batch after).
     KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne, int batches) {
-      return TD + (batches > 1 ? 2 : 1) * ne * ED + 2 * 6 * ne;
+      return TD + (batches > 1 ? 2 : 1) * ne * ED + 3 * 6 * ne;
     }
 
     /// Values (t) and normal derivatives (n) at the faces s = 0, 1 of direction D of pencil
@@ -1242,14 +1242,12 @@ struct Kernels {
     }
 
     /// Issues the loads of batch bi into the element buffer base (asynchronous copies): the
-    /// states and registers, the records, the batch's neighbour words into wslot (for the
-    /// compute pass), and the neighbours' traces as stored (the orientation's sign flips are
-    /// applied in the flux pass). The sign table and the trace addresses take the words
-    /// straight from global memory (each thread its own, an L1 hit after the first): no round
-    /// trip and team barrier stand between a team's start and its state loads.
+    /// states and registers, the records, the neighbours' traces as stored (wds: the batch's
+    /// neighbour words, loaded one batch earlier; the orientation's sign flips are applied in
+    /// the flux pass), and the neighbour words of batch bw (if bw >= 0) into wnext.
     template <bool SHARED>
     KOKKOS_FORCEINLINE_FUNCTION void issue(const TeamMember& team, int bi, double* base,
-                                           long long* wslot) const {
+                                           const long long* wds, int bw, long long* wnext) const {
       const bool lsrk = ep.mode == Epilogue::lsrk;
       const int e0 = bi * ne, nl = batch_elems(bi);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
@@ -1265,17 +1263,16 @@ struct Kernels {
           copy_async<SHARED>(base + k * ED + RS + g, &mrec(elem(e0 + k), g));
         });
       if (traces_only) return;
-      copy_words<SHARED>(team, bi, wslot);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * SG), [&](int idx) {
         const int k = idx / SG, f = (idx % SG) / 4, pa = idx & 1, pb = (idx >> 1) & 1;
-        const long long w = mwords(elem(e0 + k), f);
+        const long long w = wds[6 * k + f];
         base[k * ED + RS + GR + idx % SG] =
             (((w >> word_sign_a) & pa) ^ ((w >> word_sign_b) & pb)) & 1 ? -1.0 : 1.0;
       });
       const int nc = static_cast<int>(trace.extent(3));
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
-        const long long w = mwords(elem(e0 + k), f);
+        const long long w = wds[6 * k + f];
         double* Fm = base + k * ED + 2 * UX;
         if (!((w >> word_present) & (w >> word_read) & 1)) {
           // Boundary faces (outflow: replaced by u_in) and faces the upwind flux takes from
@@ -1290,11 +1287,13 @@ struct Kernels {
         copy_async<SHARED>(Fm + fab, src);
         if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, src + 1);
       });
+      if (bw >= 0) copy_words<SHARED>(team, bw, wnext);
     }
 
     /// Batches of ne elements, bi = league rank + i league size for i = 0, 1, ...: the loads of
-    /// batch i + 1 are in flight while batch i is computed, so a team waits for memory with
-    /// nothing else to do only before its first batch.
+    /// batch i + 1 (and the neighbour words of batch i + 2) are in flight while batch i is
+    /// computed, so a team waits for memory with nothing else to do only before its first
+    /// batch.
     template <bool SHARED>
     KOKKOS_FORCEINLINE_FUNCTION void run(const TeamMember& team, double* S) const {
       const int nelem = static_cast<int>(elems.extent(0));
@@ -1305,7 +1304,6 @@ struct Kernels {
       double* K = E + P;    // diffusion: K(i, q) = int phi_i' phi_q'
       double* dE = K + P2;  // diffusion: dE_1(m) = phi_m'(1)
       double* buf = S + TD;
-      // The neighbour words of the batch computed and of the batch loaded.
       long long* wbuf = reinterpret_cast<long long*>(buf + (batches > 1 ? 2 : 1) * ne * ED);
 
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TD), [&](int m) {
@@ -1318,14 +1316,22 @@ struct Kernels {
         else
           dE[m - 2 * P2 - P] = tables.dE(1, m - 2 * P2 - P);
       });
-      issue<SHARED>(team, bi, buf, wbuf);
+      // Prologue: the first batch's neighbour words; its loads and the second batch's words.
+      const bool words = !traces_only;
+      if (words) {
+        copy_words<SHARED>(team, bi, wbuf);
+        copy_wait();
+        team.team_barrier();
+      }
+      issue<SHARED>(team, bi, buf, wbuf, words && bi + L < nb ? bi + L : -1, wbuf + 6 * ne);
       for (int i = 0; bi < nb; ++i, bi += L) {
         copy_wait();
         team.team_barrier();
         const int bn = bi + L;
         if (bn < nb)
-          issue<SHARED>(team, bn, buf + ((i + 1) & 1) * ne * ED, wbuf + ((i + 1) & 1) * 6 * ne);
-        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, wbuf + (i & 1) * 6 * ne, bi);
+          issue<SHARED>(team, bn, buf + ((i + 1) & 1) * ne * ED, wbuf + ((i + 1) % 3) * 6 * ne,
+                        words && bn + L < nb ? bn + L : -1, wbuf + ((i + 2) % 3) * 6 * ne);
+        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, wbuf + (i % 3) * 6 * ne, bi);
       }
     }
 
