@@ -29,7 +29,8 @@ Writes into OUTDIR:
 
       /usr/bin/python3 postprocess/plot_transforms.py docs/data/transforms_h100.csv -o docs \
           --concurrent docs/data/transforms_h100_conc.csv docs/data/transforms_h100_conc3.csv \
-          docs/data/transforms_h100_p8_sweep.csv docs/data/transforms_h100_conc_high.csv
+          docs/data/transforms_h100_p8_sweep.csv docs/data/transforms_h100_conc_high.csv \
+          --current docs/data/transforms_h100_s7_conc.csv docs/data/transforms_h100_s7_p8_sweep.csv
 
 The "largest size" of a run is, for each (op, p), the element count that is not one of the
 paper's sizes 8..512. Speedups compare rates (DOF/s, all ranks together), each platform at its
@@ -195,17 +196,20 @@ def plot_bandwidth(gpu, out):
     return save(fig, out, "transforms_bandwidth.png")
 
 
-def plot_concurrent(rows, out):
-    """Best fraction of the copy bandwidth at ~1e8 DOF: sequential vs concurrent kernels."""
+def plot_concurrent(rows, out, current=None):
+    """Best fraction of the copy bandwidth at ~1e8 DOF: sequential vs concurrent kernels, and
+    (current: rows of later runs) the concurrent kernels as they are now."""
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    groups = {"one element after another (blocked, entry)": ("blocked", "entry"),
-              "concurrent elements (conc, conc2, conc3, conc-entry)":
-                  ("conc", "conc2", "conc3", "conc-entry")}
+    conc = ("conc", "conc2", "conc3", "conc-entry")
+    groups = {"one element after another (blocked, entry)": (rows, ("blocked", "entry")),
+              "concurrent elements (conc, conc2, conc3, conc-entry)": (rows, conc)}
+    if current:
+        groups["concurrent, x contraction in place (session 7)"] = (current, conc)
     for ax, op in zip(axes, OPS):
-        for lab, variants in groups.items():
+        for lab, (src, variants) in groups.items():
             pts = []
-            for p in orders(rows):
-                c = [r for r in rows if r["op"] == op and r["p"] == p and r["dof"] > 5e7
+            for p in orders(src):
+                c = [r for r in src if r["op"] == op and r["p"] == p and r["dof"] > 5e7
                      and r["variant"] in variants and r["frac_copy_bw"] is not None]
                 if c:
                     pts.append((p, max(r["frac_copy_bw"] for r in c)))
@@ -258,6 +262,8 @@ def main(argv=None):
     ap.add_argument("-o", "--outdir", default=".", help="folder for the PNGs")
     ap.add_argument("--tables", action="store_true", help="print markdown tables")
     ap.add_argument("--concurrent", nargs="+", help="CSVs with the concurrent variants")
+    ap.add_argument("--current", nargs="+",
+                    help="CSVs of the concurrent variants as they are now (a third line)")
     a = ap.parse_args(argv)
     gpu = read(a.gpu)
     cpus = {}
@@ -272,7 +278,8 @@ def main(argv=None):
     print(plot_bandwidth(gpu, a.outdir))
     if a.concurrent:
         rows = gpu + [r for path in a.concurrent for r in read(path)]
-        print(plot_concurrent(rows, a.outdir))
+        current = [r for path in a.current for r in read(path)] if a.current else None
+        print(plot_concurrent(rows, a.outdir, current))
     if a.tables:
         tables(gpu, cpus)
 
