@@ -180,7 +180,7 @@ KOKKOS_INLINE_FUNCTION void face_record(const View4& fgeo, const IView2& ftype, 
 
 /// Layout of the pencil kernel's per-element record (built once per operator by
 /// build_modal_records): [0..FR) the volume record, then per face f at FR + FS f the face
-/// record with the face type at FT.
+/// record (FS doubles).
 template <bool DIFF>
 struct ModalRecordLayout {
   /// Pure advection keeps one double per face, (a . n) dS (dS > 0: the upwind side is the
@@ -1384,6 +1384,7 @@ struct Kernels {
           const double uin = t[f];
           // Advection: (a . n) dS in the record; a face without a neighbour is an outflow face.
           const double an = fr[0], dS = DIFF ? fr[1] : 1.0;
+          // (FT is -1 without diffusion: the index is guarded for the branch not taken.)
           const bool outflow = DIFF ? static_cast<int>(fr[DIFF ? FT : 0]) == face_outflow
                                     : !((wds[6 * k + f] >> word_present) & 1);
           // The neighbour's value as copied, re-oriented; 0 on boundary faces (as stored by
