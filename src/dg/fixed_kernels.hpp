@@ -1677,12 +1677,13 @@ struct Kernels {
   }
 
   /// Teams per SM the pencil kernel is bounded to by default (0: unbounded), measured on the
-  /// H100 (dgbench stage --pencil-bounds 0,3,4,5,6,8; docs/performance.md, "Session 6"):
-  /// advection 64 registers (70 to 74 without bounds: 7 teams of 128 threads per SM, 8 with)
-  /// except at p = 7; advection-diffusion, 96 to 254 registers without bounds, capped at 96
-  /// (p = 4, 5), 128 (p = 6) and 168 (p = 7, 8), which spills a little and lets more teams in.
+  /// H100 (dgbench stage --pencil-bounds 0,3,4,5,6,8; docs/performance.md, "Sessions 6 and
+  /// 7"): advection 64 registers (70 to 74 without bounds: 7 teams of 128 threads per SM, 8
+  /// with; p = 7 as well since session 7, 4.8e10 against 4.6e10 unbounded);
+  /// advection-diffusion, 96 to 254 registers without bounds, capped at 96 (p = 4, 5), 128
+  /// (p = 6) and 168 (p = 7, 8), which spills a little and lets more teams in.
   static constexpr int pencil_min_blocks_default(bool diffusion) {
-    if (!diffusion) return P == 8 ? 0 : 8;
+    if (!diffusion) return 8;
     return P <= 4 ? 0 : (P <= 6 ? 5 : (P == 7 ? 4 : 3));
   }
 
