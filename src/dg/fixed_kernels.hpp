@@ -228,8 +228,9 @@ void build_modal_records(const ElementBlock& b, const double vel[3], double eta_
         double r[L::GR];
         volume_record(vgeo, e, v, DIFF, r);
         for (int f = 0; f < 6; ++f) {
-          double fr[7];
-          face_record(fgeo, ftype, tau, e, f, v, DIFF, eta_nu, 6, fr);
+          using Full = ModalRecordLayout<true>; // the whole face record, as face_record writes it
+          double fr[Full::FS];
+          face_record(fgeo, ftype, tau, e, f, v, DIFF, eta_nu, Full::FT, fr);
           if (DIFF)
             for (int g = 0; g < L::FS; ++g)
               r[L::FR + L::FS * f + g] = fr[g];
@@ -1694,36 +1695,29 @@ struct Kernels {
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= pencil_bounds_max_order) {
-      bool launched = false;
       switch (pencil_min_blocks(a.variant, DIFF)) {
       case 3:
-        launched = launch_pencil<DIFF, 3>(a, traces_only, out);
-        break;
+        return launch_pencil<DIFF, 3>(a, traces_only, out);
       case 4:
-        launched = launch_pencil<DIFF, 4>(a, traces_only, out);
-        break;
+        return launch_pencil<DIFF, 4>(a, traces_only, out);
       case 5:
-        launched = launch_pencil<DIFF, 5>(a, traces_only, out);
-        break;
+        return launch_pencil<DIFF, 5>(a, traces_only, out);
       case 6:
-        launched = launch_pencil<DIFF, 6>(a, traces_only, out);
-        break;
+        return launch_pencil<DIFF, 6>(a, traces_only, out);
       case 8:
-        launched = launch_pencil<DIFF, 8>(a, traces_only, out);
-        break;
+        return launch_pencil<DIFF, 8>(a, traces_only, out);
       default:
         break;
       }
-      if (launched) return;
     }
 #endif
     launch_pencil<DIFF, 0>(a, traces_only, out);
   }
 
-  /// One launch with bounds MINB; false (nothing launched) where the default bounds leave no
-  /// team size that fits this device.
+  /// One launch with bounds MINB (the unbounded kernel where the order's default bounds leave
+  /// no team size that fits this device).
   template <bool DIFF, int MINB>
-  static bool launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
+  static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
     using Pol = std::conditional_t<
         MINB == 0, TeamPolicy,
         Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<pencil_threads, MINB>>>;
@@ -1747,13 +1741,14 @@ struct Kernels {
                             : std::min(MINB > 0 ? pencil_threads : 256, (ne * P2 + 31) / 32 * 32);
     const int nb = (n + ne - 1) / ne;
     const Pol pol = policy<Kernel, Pol>((nb + batches - 1) / batches, bytes, k, threads);
-    if (MINB > 0 && pol.team_size() < 1 && a.variant.pencil_min_blocks < 0) return false;
+    if constexpr (MINB > 0)
+      if (pol.team_size() < 1 && a.variant.pencil_min_blocks < 0)
+        return launch_pencil<DIFF, 0>(a, traces_only, out);
     DG_VERIFY(pol.team_size() >= 1, "pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
                                                           << "): no team size fits on this device");
     const char* label = traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage";
     Kokkos::parallel_for(label, pol, k);
     check_launch(label);
-    return true;
   }
 
   template <bool DIFF>
