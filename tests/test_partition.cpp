@@ -38,6 +38,9 @@ void check_partition(const std::string& flags) {
   MPI_Bcast(owner.data(), int(ne), MPI_INT, 0, MPI_COMM_WORLD);
   CHECK(p.rank == rank);
   CHECK(p.local.nelem_global == ne);
+  // Tag names are a global fact: every rank has the mesh's names, in tag order.
+  CHECK(p.local.tag_names == m.tag_names);
+  CHECK(p.local.tag_names == mesh::box_tag_names());
 
   // Owned elements: ascending, consistent with owner[], and covering the mesh exactly once.
   CHECK(std::is_sorted(p.global_ids.begin(), p.global_ids.end()));

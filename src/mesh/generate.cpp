@@ -258,6 +258,7 @@ HexMesh generate_box(const BoxOptions& opt) {
 
   HexMesh m;
   m.command = opt.command;
+  m.tag_names = box_tag_names();
   m.coords.resize(3 * nv);
   std::vector<double> sinx[3];
   for (int d = 0; d < 3; ++d) {

@@ -46,6 +46,7 @@ LocalMesh extract_local_mesh(const HexMesh& mesh, const Connectivity& conn,
   LocalMesh m;
   m.nelem_global = ne;
   m.box = box;
+  m.tag_names = mesh.tag_names;
   for (std::int64_t e = 0; e < ne; ++e)
     if (owner[e] == part) m.global_ids.push_back(e);
   m.num_owned = static_cast<int>(m.global_ids.size());

@@ -129,6 +129,14 @@ void write_xdmf(const HexMesh& m, const std::string& xdmf_path, const std::strin
 
 } // namespace
 
+std::vector<std::string> box_tag_names() { return {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"}; }
+
+std::string tag_name(const std::vector<std::string>& names, int t) {
+  if (t >= 0 && t < int(names.size()) && !names[std::size_t(t)].empty())
+    return names[std::size_t(t)];
+  return "tag" + std::to_string(t);
+}
+
 void write_mesh(const HexMesh& m, const std::string& h5_path) {
   quiet_hdf5();
   DG_VERIFY(m.coords.size() % 3 == 0 && m.hex.size() % 8 == 0 && m.boundary.size() % 3 == 0 &&
@@ -237,6 +245,8 @@ HexMesh read_mesh(const std::string& path) {
         m.periodic[i + 3] < 0 || m.periodic[i + 3] > 5)
       DG_INPUT_ERROR(path << ": /periodic[" << i / 4 << "]: expected elements in [0, " << ne
                           << ") and faces 0..5");
+  // Version 1 files carry no tag names: their tags are the box tags of dgmesh.
+  m.tag_names = box_tag_names();
   const std::int64_t bad = first_inverted_element(m);
   if (bad >= 0)
     DG_INPUT_ERROR(path << ": element " << bad << " is inverted (det J = "

@@ -189,6 +189,17 @@ Partition distribute(const mesh::HexMesh& mesh, const mesh::Connectivity& conn, 
     box.hi[d] = box_reals[3 + d];
     box.periodic[d] = box_periodic[d] != 0;
   }
+  // Boundary tag names, '\n'-separated.
+  std::string names;
+  if (rank == 0)
+    for (const std::string& n : mesh.tag_names) names += n + '\n';
+  std::int64_t names_len = std::int64_t(names.size());
+  MPI_Bcast(&names_len, 1, MPI_INT64_T, 0, comm);
+  names.resize(std::size_t(names_len));
+  MPI_Bcast(names.data(), int(names_len), MPI_CHAR, 0, comm);
+  std::vector<std::string> tag_names;
+  for (std::size_t a = 0, b; (b = names.find('\n', a)) != std::string::npos; a = b + 1)
+    tag_names.push_back(names.substr(a, b - a));
 
   // Each rank's share, one at a time (rank 0 never holds more than one extra share).
   mesh::LocalMesh mine;
@@ -214,6 +225,7 @@ Partition distribute(const mesh::HexMesh& mesh, const mesh::Connectivity& conn, 
     MPI_Recv(reals.data(), int(reals.size()), MPI_DOUBLE, 0, tag_reals, comm, MPI_STATUS_IGNORE);
     mine = mesh::unpack_local_mesh(ints, reals);
     mine.box = box;
+    mine.tag_names = tag_names;
   }
   Partition p = partition_from_local(std::move(mine), rank);
   p.edge_cut = std::int64_t(facts[0]);

@@ -6,6 +6,7 @@
 #include "dg/mesh/mesh.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace dg::mesh {
@@ -26,6 +27,8 @@ BoxInfo box_info(const HexMesh& mesh);
 struct LocalMesh {
   std::int64_t nelem_global = 0;
   BoxInfo box;
+  /// Boundary tag names of the whole mesh (HexMesh::tag_names): a global fact, like the box.
+  std::vector<std::string> tag_names;
   int num_owned = 0;
   std::vector<std::int64_t> global_ids; // (num_owned + halo) global id of each element
   /// Vertices renumbered to those the part's elements use; hex rows match global_ids.

@@ -22,11 +22,20 @@ struct HexMesh {
   /// Periodic face pairs: (nperiodic, 4) = element A, face A, element B, face B. The two faces
   /// coincide after a translation (the box's period).
   std::vector<std::int64_t> periodic;
+  /// Name of each boundary tag: tag_names[t] names tag t (dgmesh boxes: xmin .. zmax; Gmsh
+  /// meshes: the physical surface names). Input files refer to tags by these names.
+  std::vector<std::string> tag_names;
   std::string command; // the command that generated the mesh (attribute), may be empty
 
   std::int64_t num_vertices() const { return static_cast<std::int64_t>(coords.size() / 3); }
   std::int64_t num_elements() const { return static_cast<std::int64_t>(hex.size() / 8); }
 };
+
+/// The names of the six box tags, in BoxTag order: xmin, xmax, ymin, ymax, zmin, zmax.
+std::vector<std::string> box_tag_names();
+
+/// Name of tag t in `names`, or "tag<t>" where `names` has none.
+std::string tag_name(const std::vector<std::string>& names, int t);
 
 /// Writes `mesh` to an HDF5 file and an XDMF file beside it (same stem, .xdmf).
 /// Serial (one process). Throws InternalError on I/O failure.
