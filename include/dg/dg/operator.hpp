@@ -173,6 +173,16 @@ struct Diagnostics {
 Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
                               double t, bool with_error, int qerr);
 
+/// Error norms against tabulated exact values (elem, qerr^3) at the diagnostics grid (the
+/// Gauss points of qerr per direction, x fastest).
+Diagnostics local_diagnostics(const ElementBlock& block, const View2& exact_values, int qerr);
+
+/// out (elem, mode) <- the projection of the values (elem, q^3) given at the block's volume
+/// quadrature points: `iterations` weight-adjusted corrections from zero (1: W b, the operator's
+/// own inverse mass applied to the load vector b_m = (phi_m, f); exact on affine blocks).
+void project_values(const ElementBlock& block, const View2& values, const View2& out,
+                    int iterations);
+
 /// Sets the modes to the L2 projection of exact(x, t) (quadrature of qproj points, mass
 /// matrix inverted exactly per element through the weight-adjusted form on affine elements and
 /// a few fixed-point corrections on curved ones).
