@@ -38,25 +38,28 @@ std::string solver_error(const std::string& yaml, const std::vector<std::string>
   return {};
 }
 
-// The manufactured solution u = exp(-t/2) sin(2x + y + 1/2) cos(z - 1/3) on the unit box, for
-// u_t + div(a u) = div(nu grad u) + s with a = ka (1 + 0.3 x, 0.5, cos(z)/4) (div a =
-// ka (0.3 - sin(z)/4): not divergence-free) and nu = nu0 (1 + kx x). Since lap u = -6 u:
-//   s = u (-1/2 + 6 nu + ka div a) + ka a.grad(u) / ka - nu0 kx du/dx.
-// The source was derived by hand and checked against sympy.
+// The manufactured solution u = exp(-t/2) sin(k1 x + k2 y + 1/2) cos(k3 z - 1/3) on the unit
+// box, for u_t + div(a u) = div(nu grad u) + s with a = ka (1 + 0.3 x, 0.5, cos(z)/4)
+// (div a = ka (0.3 - sin(z)/4): not divergence-free) and nu = nu0 (1 + kx x). With
+// lap u = -(k1^2 + k2^2 + k3^2) u the source is
+//   s = u (-1/2 + |k|^2 nu + div a) + a . grad u - nu0 kx du/dx,
+// written out below (checked against sympy). Dirichlet data on every face but ymax (the exact
+// solution, t-dependent), Neumann data nu du/dy on ymax.
 const char* const mms_yaml = R"Y(
-parameters: {ka: 1, nu0: 0.05, kx: 0}
+parameters: {ka: 1, nu0: 0.05, kx: 0, k1: 1, k2: 0.5, k3: 0.5}
 mesh: {box: "-nx 2"}
 discretization: {order: 2}
 physics:
   velocity: ["ka*(1+0.3*x)", "ka*0.5", "ka*cos(z)/4"]
   diffusivity: "nu0*(1 + kx*x)"
-  source: "exp(-t/2)*( sin(2*x+y+0.5)*cos(z-1/3)*(-0.5 + 6*nu0*(1+kx*x) + ka*(0.3 - sin(z)/4))
-           + ka*(cos(2*x+y+0.5)*cos(z-1/3)*(2*(1+0.3*x)+0.5) - cos(z)/4*sin(2*x+y+0.5)*sin(z-1/3))
-           - nu0*kx*2*cos(2*x+y+0.5)*cos(z-1/3) )"
-initial: {exact: "exp(-t/2)*sin(2*x+y+0.5)*cos(z-1/3)"}
+  source: >-
+    exp(-t/2)*( sin(k1*x+k2*y+0.5)*cos(k3*z-1/3)*(-0.5 + (k1^2+k2^2+k3^2)*nu0*(1+kx*x)
+    + ka*(0.3 - sin(z)/4)) + ka*(cos(k1*x+k2*y+0.5)*cos(k3*z-1/3)*(k1*(1+0.3*x)+0.5*k2)
+    - cos(z)/4*k3*sin(k1*x+k2*y+0.5)*sin(k3*z-1/3)) - nu0*kx*k1*cos(k1*x+k2*y+0.5)*cos(k3*z-1/3) )
+initial: {exact: "exp(-t/2)*sin(k1*x+k2*y+0.5)*cos(k3*z-1/3)"}
 boundary:
   default: dirichlet
-  ymax: {type: neumann, value: "nu0*(1+kx*x)*exp(-t/2)*cos(2*x+y+0.5)*cos(z-1/3)"}
+  ymax: {type: neumann, value: "nu0*(1+kx*x)*k2*exp(-t/2)*cos(k1*x+k2*y+0.5)*cos(k3*z-1/3)"}
 time: {final_time: 0.02}
 output: {snapshots: false, quiet: true, directory: test_out}
 )Y";
