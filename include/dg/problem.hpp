@@ -76,6 +76,7 @@ private:
   BoundaryKinds kinds_;
 
   std::vector<double> bpoints_; // (slot, point, xyz) boundary face points
+  View2::HostMirror hbdata_;    // host copy of ElementBlock::bdata
   std::vector<double> vpoints_; // (elem, point, xyz) volume points (t-dependent source only)
   View2 svals_;                 // (elem, point) source values (t-dependent source only)
   View2 initial_values_;        // (elem, point) initial state (initial.type expression)

@@ -278,7 +278,8 @@ void Problem::setup(ElementBlock& b, const mesh::LocalMesh& local, MPI_Comm comm
     std::copy(fp.begin(), fp.end(), bpoints_.begin() + static_cast<std::size_t>(s) * Q2 * 3);
   }
   {
-    auto h = Kokkos::create_mirror_view(b.bdata);
+    hbdata_ = Kokkos::create_mirror_view(b.bdata);
+    auto& h = hbdata_;
     for (int s = 0; s < b.nbound; ++s) {
       const ConditionRow& row = rows_[b.bound_cond[s]];
       for (int pt = 0; pt < Q2; ++pt) {
@@ -340,8 +341,7 @@ void Problem::update(ElementBlock& b, double t) {
   const double t0 = MPI_Wtime();
   const int Q2 = b.Q * b.Q, Q3 = Q2 * b.Q;
   if (!t_rows_.empty()) {
-    auto h = Kokkos::create_mirror_view(b.bdata);
-    Kokkos::deep_copy(h, b.bdata);
+    auto& h = hbdata_; // rows without t keep their set-up values here
     for (int s = 0; s < b.nbound; ++s) {
       const int r = b.bound_cond[s];
       if (std::find(t_rows_.begin(), t_rows_.end(), r) == t_rows_.end()) continue;
