@@ -133,16 +133,16 @@ TEST_CASE("MMS: diffusion, Dirichlet and Neumann, a diffusivity field", "[conver
 
 TEST_CASE("the rotation shorthand and the same field as expressions agree to round-off",
           "[unit][expr]") {
-  const char* yaml = R"(
+  const char* yaml = R"Y(
 mesh: {box: "-nx 3 -warp 0.05 -shuffle 2"}
 discretization: {order: 3}
 physics: {velocity_field: rotation, angular_velocity: 2, rotation_center: [0.4, 0.5, 0.5],
           diffusivity: 0.002}
 initial: {type: gaussian, center: [0.6, 0.5, 0.5], width: 0.15}
-boundary: {default: outflow, xmin: dirichlet}
+boundary: {default: outflow, xmin: {type: dirichlet, value: "0.1*t*sin(pi*y)"}}
 time: {steps: 8}
 output: {snapshots: false, quiet: true, directory: test_out}
-)";
+)Y";
   auto modes = [&](const std::vector<std::string>& ov) {
     const dg::io::Config cfg = dg::io::parse_config(yaml, "test.yaml", ov);
     dg::Solver s(cfg, MPI_COMM_SELF);
