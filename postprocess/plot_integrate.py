@@ -9,7 +9,7 @@ operator and p, for the batched tensor path and the sum-factorised quadrature pa
 
     # docs/integrate_cpu.png, docs/integrate_cpu_rhs.png and docs/integrate_h100.png (the
     # defaults; the GPU CSVs are docs/data/integrate_h100_{tensor,sumfact}.csv):
-    /usr/bin/python3 postprocess/plot_integrate.py
+    /usr/bin/python3 postprocess/plot_integrate.py [--tables]
 
 The default CSV, docs/data/integrate_cpu.csv, comes from `dgbench integrate --orders 1:4
 --elements 2000 --gflop 0.2 --max-mb 500 --reps 3 --rhs-orders 1:6 --rhs-nx 8 --rhs-gflop 3` on
@@ -84,6 +84,32 @@ def plot_roofline(rows, out):
     print(f"wrote {out}")
 
 
+def roofline_table(rows):
+    """Markdown table: best fraction of the roofline per operator (rows) and p (columns), for
+    each path, with the variant and element count of the best row."""
+    for path in ("tensor-batched", "quadrature"):
+        sub = [r for r in rows if r["path"] == path and num(r, "gbs")]
+        if not sub:
+            continue
+        ps = sorted({int(r["p"]) for r in sub})
+        print(f"\n{path}: % of the roofline (GB/s or GFLOP/s)\n")
+        print("| operator | " + " | ".join(f"p = {p}" for p in ps) + " |")
+        print("|---|" + "---:|" * len(ps))
+        ops = []
+        for r in sub:
+            if r["op"] not in ops:
+                ops.append(r["op"])
+        for op in ops:
+            cells = []
+            for p in ps:
+                c = [r for r in sub if r["op"] == op and int(r["p"]) == p]
+                b = max(c, key=roofline_fraction)
+                bw_bound = COPY_ROOFLINE_GBS * num(b, "gflops") / num(b, "gbs") < FP64_GFLOPS
+                fig = f"{num(b, 'gbs'):.0f} GB/s" if bw_bound else f"{num(b, 'gflops'):.0f} GF/s"
+                cells.append(f"{100 * roofline_fraction(b):.0f}% ({fig})")
+            print(f"| {op} | " + " | ".join(cells) + " |")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("csv", nargs="?", default=os.path.join(DATA, "integrate_cpu.csv"),
@@ -99,10 +125,15 @@ def main(argv=None):
                     help="GPU CSVs for the roofline figure (none: no such figure)")
     ap.add_argument("--gpu-output", default=os.path.join(DOCS, "integrate_h100.png"),
                     help="roofline figure of the GPU CSVs")
+    ap.add_argument("--tables", action="store_true",
+                    help="print the GPU roofline table (docs/performance.md)")
     a = ap.parse_args(argv)
 
     if a.gpu:
-        plot_roofline([r for path in a.gpu for r in read_rows(path)], a.gpu_output)
+        gpu_rows = [r for path in a.gpu for r in read_rows(path)]
+        plot_roofline(gpu_rows, a.gpu_output)
+        if a.tables:
+            roofline_table(gpu_rows)
     rows = read_rows(a.csv)
     kernel_rows = [r for r in rows if r.get("path") in ("tensor", "quadrature")]
     rhs_rows = [r for r in rows if r.get("op") == "rhs"]
