@@ -594,7 +594,7 @@ struct ModalPencilPath : Tensor<P, Q> {
   static int pencil_elems(const KernelVariant& v, bool diffusion) {
     if (v.modal_elems > 0) return v.modal_elems;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    // Measured fastest on the H100 (--modal-elems 1..8, docs/performance.md, "Session 5"):
+    // Measured fastest on the H100 (dgbench stage --modal-elems 1..8, docs/performance.md):
     // the occupancy steps with registers and scratch make the best count uneven in p.
     if (diffusion) return P <= 2 ? 8 : (P == 3 ? 3 : (P == 4 ? 4 : (P == 6 ? 3 : 1)));
     if (P <= 3) return P2 >= 128 ? 1 : 128 / P2;
@@ -608,8 +608,8 @@ struct ModalPencilPath : Tensor<P, Q> {
   /// Batches of elements per team of the pencil kernel: the variant's modal_batches, else 1.
   /// Several batches overlap the next batch's loads with the current one's work but need two
   /// element buffers (half the resident teams, or fewer elements per team): slower on the H100
-  /// at every order measured (docs/performance.md, "Session 5").
-  /// modal_batches > 1 is a measured baseline (dgbench stage --modal-batches).
+  /// at every order measured, so modal_batches > 1 is a measured baseline (dgbench stage
+  /// --modal-batches, docs/performance.md).
   static int pencil_batches(const KernelVariant& v) {
     return v.modal_batches > 0 ? v.modal_batches : 1;
   }
@@ -639,9 +639,9 @@ struct ModalPencilPath : Tensor<P, Q> {
   }
 
   /// Teams per SM the pencil kernel is bounded to by default (0: unbounded), measured on the
-  /// H100 (dgbench stage --pencil-bounds 0,3,4,5,6,8; docs/performance.md, "Sessions 6 and
-  /// 7"): advection 64 registers (70 to 74 without bounds: 7 teams of 128 threads per SM, 8
-  /// with; p = 7 as well since session 7, 4.8e10 against 4.6e10 unbounded);
+  /// H100 (dgbench stage --pencil-bounds 0,3,4,5,6,8; docs/performance.md): advection 64
+  /// registers (70 to 74 without bounds: 7 teams of 128 threads per SM, 8 with; at p = 7 4.8e10
+  /// DOF-stages/s against 4.6e10 unbounded);
   /// advection-diffusion, 96 to 254 registers without bounds, capped at 96 (p = 4, 5), 128
   /// (p = 6) and 168 (p = 7, 8), which spills a little and lets more teams in.
   static constexpr int pencil_min_blocks_default(bool diffusion) {

@@ -216,8 +216,9 @@ struct Transforms : Tensor<P, Q> {
   /// registers per thread at p = 2..8 (one pencil per thread; 32 for one thread per entry, 56 to
   /// 79 for two pencils): 128 threads allow 9 to 10 resident teams; NE = 256 / Q^2 elements
   /// make the widest contraction (Q^2 pencils per element) at most two passes of the team;
-  /// fewer where the scratch of a team would exceed 32 KB, down to 1 (22 KB, i.e. 228 KB / 10
-  /// teams, was the first guess; the H100 sweep measured NE = 4, 3, 2 faster at p = 6, 7, 8).
+  /// fewer where the scratch of a team would exceed 32 KB, down to 1 (32 KB rather than 228 KB /
+  /// 10 teams = 22 KB: the H100 sweep measures NE = 4, 3, 2 faster than the 22 KB limit allows
+  /// at p = 6, 7, 8).
   static constexpr int concurrent_threads() { return 128; }
   static constexpr int concurrent_elems() {
     int ne = 256 / Q2 < 1 ? 1 : (256 / Q2 > 16 ? 16 : 256 / Q2);
