@@ -311,9 +311,8 @@ int count_dirichlet_faces(const ElementBlock& block) {
 
 } // namespace
 
-DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde,
-                       const physics::ExactSolution& boundary_data)
-    : block_(&block), pde_(pde), bc_(boundary_data) {
+DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde)
+    : block_(&block), pde_(pde) {
   all_elems_ = IView1("dg::operator::all_elems", block.nelem);
   auto h = Kokkos::create_mirror_view(all_elems_);
   for (int e = 0; e < block.nelem; ++e)
@@ -332,23 +331,22 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
 
 bool DGOperator::uses_fixed_kernels() const {
   const ElementBlock& b = *block_;
-  // The fixed-order kernels take constant or rotating velocities, a constant diffusivity, no
-  // source and boundary data from the built-in exact solution only.
-  const bool fields = pde_.advection.kind == physics::Advection::field || b.nuvol.extent(0) > 0 ||
-                      b.source.extent(0) > 0 || b.boundary_data;
   return variant_.fixed_order && fixed::available(b.order, b.Q) && vol_.extent(0) == 0 &&
-         minv_.extent(0) == 0 && !fields;
+         minv_.extent(0) == 0;
 }
 
 bool DGOperator::modal_path() const {
-  return uses_fixed_kernels() && variant_.modal_affine && block_->affine &&
-         pde_.advection.kind == 0 && !has_dirichlet_ &&
+  // Constant velocity and diffusivity, no source, no boundary face that takes data.
+  const ElementBlock& b = *block_;
+  return uses_fixed_kernels() && variant_.modal_affine && b.affine &&
+         pde_.advection.kind == physics::Advection::constant && b.nuvol.extent(0) == 0 &&
+         b.source.extent(0) == 0 && !has_dirichlet_ &&
          (pde_.diffusion.nu == 0.0 || variant_.modal_with_diffusion(block_->order));
 }
 
 namespace {
 fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                            const physics::ExactSolution& bc, double t, const Epilogue& ep,
+                            double t, const Epilogue& ep,
                             const IView1& elems, const View1& points, const KernelVariant& v,
                             bool has_dirichlet, bool modal) {
   fixed::StageArgs a;
@@ -356,7 +354,6 @@ fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffu
   a.modal = modal;
   a.block = &b;
   a.pde = pde;
-  a.bc = bc;
   a.time = t;
   a.ep = ep;
   a.elems = elems;
@@ -384,7 +381,7 @@ void DGOperator::compute_traces() {
   const ElementBlock& b = *block_;
   traces_current_ = false;
   if (uses_fixed_kernels()) {
-    fixed::StageArgs a = stage_args(b, pde_, bc_, 0.0, Epilogue(), all_elems_, points_, variant_,
+    fixed::StageArgs a = stage_args(b, pde_, 0.0, Epilogue(), all_elems_, points_, variant_,
                                     has_dirichlet_, modal_path());
     pencil_args(a);
     fixed::traces(b.order, a, b.trace);
@@ -412,7 +409,7 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
   if (n == 0) return;
   if (uses_fixed_kernels()) {
     fixed::StageArgs a =
-        stage_args(b, pde_, bc_, t, ep, elems, points_, variant_, has_dirichlet_, modal_path());
+        stage_args(b, pde_, t, ep, elems, points_, variant_, has_dirichlet_, modal_path());
     pencil_args(a);
     a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
     if (a.ep.emit_traces) {

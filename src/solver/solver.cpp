@@ -133,7 +133,7 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
   problem_->setup(block_, part_.local, comm_);
   pde_ = problem_->pde();
   exact_.pde = pde_;
-  op_ = std::make_unique<DGOperator>(block_, pde_, exact_);
+  op_ = std::make_unique<DGOperator>(block_, pde_);
   matrices_ = integration::make_solver_matrices(cfg, block_, pde_, *op_);
   if (size_ > 1)
     halo_ =

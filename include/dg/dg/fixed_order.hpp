@@ -26,13 +26,12 @@ inline bool available(int order, int q) {
 struct StageArgs {
   const ElementBlock* block = nullptr;
   physics::AdvectionDiffusion pde;
-  physics::ExactSolution bc;
-  double time = 0.0;
+  double time = 0.0; // stage time (boundary data and sources are on the block already)
   Epilogue ep;
   IView1 elems;
   View1 points;
   View4 trace_out;           // traces of the updated state (lsrk epilogue with ep.emit_traces)
-  bool has_dirichlet = true; // some face takes Dirichlet data (needs point coordinates)
+  bool has_dirichlet = true; // some boundary face takes data (dirichlet, inflow, neumann)
   /// The quadrature-free affine advection path (traces in modal form); see
   /// DGOperator::modal_path().
   bool modal = false;

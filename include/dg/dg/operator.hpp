@@ -104,8 +104,8 @@ struct KernelVariant {
 
 class DGOperator {
 public:
-  DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde,
-             const physics::ExactSolution& boundary_data);
+  /// Boundary data, fields and sources are read from the block (ElementBlock::bdata, avol, ...).
+  DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde);
 
   /// Face traces (u and grad u . n) of every element into block.trace (reads block.u).
   void compute_traces();
@@ -144,7 +144,6 @@ public:
 private:
   ElementBlock* block_;
   physics::AdvectionDiffusion pde_;
-  physics::ExactSolution bc_;
   IView1 all_elems_;
   View1 points_; // 1-D quadrature points (device)
   View2 vol_;    // optional precomputed volume term
