@@ -197,8 +197,7 @@ TEST_CASE("config: wrong types and out-of-range values", "[unit][config]") {
       {"physics:\n  penalty: 0\n", "physics.penalty", "0", "> 0"},
       {"physics:\n  velocity: [1, 0]\n", "physics.velocity", "[1, 0]",
        "a list of 3 expressions of x, y, z (numbers for a constant velocity), got 2 components"},
-      {"physics:\n  velocity: [1, [x], 0]\n", "physics.velocity", "[1, [x], 0]",
-       "3 expressions"},
+      {"physics:\n  velocity: [1, [x], 0]\n", "physics.velocity", "[1, [x], 0]", "3 expressions"},
       {"physics:\n  velocity: 1\n", "physics.velocity", "1", "a list of 3 expressions"},
       {"initial:\n  wavenumber: [1, 1.5, 0]\n", "initial.wavenumber", "[1, 1.5, 0]",
        "a list of 3 integers"},
@@ -409,9 +408,10 @@ boundary:
   CHECK(c.boundary.find("ymin")->type == "neumann");
   CHECK_FALSE(c.boundary.find("ymin")->value.given());
   // --set reaches named entries and their fields.
-  const auto o = parse_config(kMesh, "a.yaml",
-                              {"parameters.U=3", "boundary.xmin=outflow", "boundary.ymax.type=inflow",
-                               "boundary.ymax.value=1+U", "physics.source=U*x"});
+  const auto o =
+      parse_config(kMesh, "a.yaml",
+                   {"parameters.U=3", "boundary.xmin=outflow", "boundary.ymax.type=inflow",
+                    "boundary.ymax.value=1+U", "physics.source=U*x"});
   CHECK(o.parameters.at(0).second == 3);
   CHECK(o.boundary.find("xmin")->type == "outflow");
   CHECK(o.boundary.find("ymax")->type == "inflow");

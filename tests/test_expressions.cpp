@@ -88,8 +88,8 @@ const char* const warped = " -warp 0.02 -shuffle 3";
 TEST_CASE("expressions: functions, parameters, time dependence", "[unit][expr]") {
   using dg::expr::Expression;
   const dg::expr::Parameters prm{{"U", 2.0}, {"k", 3.0}};
-  const Expression e("U*sin(pi*x) + pow(y, k) + if(z > 0.5, 1, 2) + max(x, y, z) + abs(-t)",
-                     prm, true, "f.yaml", "k");
+  const Expression e("U*sin(pi*x) + pow(y, k) + if(z > 0.5, 1, 2) + max(x, y, z) + abs(-t)", prm,
+                     true, "f.yaml", "k");
   CHECK(e.depends_on_t());
   CHECK_FALSE(e.is_constant());
   const double x = 0.25, y = 0.5, z = 0.75, t = -0.3;
@@ -128,7 +128,8 @@ TEST_CASE("MMS: diffusion, Dirichlet and Neumann, a diffusivity field", "[conver
   for (int p = 1; p <= 4; ++p)
     mms_order("diffusion affine", p, {2, 4}, "", {"parameters.ka=0"});
   for (int p = 1; p <= 3; ++p)
-    mms_order("diffusion field warped", p, {2, 4}, warped, {"parameters.ka=0", "parameters.kx=0.5"});
+    mms_order("diffusion field warped", p, {2, 4}, warped,
+              {"parameters.ka=0", "parameters.kx=0.5"});
 }
 
 TEST_CASE("the rotation shorthand and the same field as expressions agree to round-off",
@@ -153,9 +154,8 @@ output: {snapshots: false, quiet: true, directory: test_out}
     return s.gather_modes();
   };
   const auto shorthand = modes({});
-  const auto expressions =
-      modes({"physics.velocity_field=expression",
-             "physics.velocity=[\"-2*(y-0.5)\", \"2*(x-0.4)\", \"0\"]"});
+  const auto expressions = modes({"physics.velocity_field=expression",
+                                  "physics.velocity=[\"-2*(y-0.5)\", \"2*(x-0.4)\", \"0\"]"});
   double num = 0.0, den = 0.0;
   for (std::size_t i = 0; i < shorthand.size(); ++i) {
     num += (shorthand[i] - expressions[i]) * (shorthand[i] - expressions[i]);

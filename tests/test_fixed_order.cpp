@@ -146,10 +146,12 @@ TEST_CASE("fixed-order right-hand side equals the run-time-sized one on curved m
 }
 
 TEST_CASE("fixed-order right-hand side equals the run-time-sized one with expression fields and "
-          "boundary data", "[unit][fixed][expr]") {
+          "boundary data",
+          "[unit][fixed][expr]") {
   // A velocity and a diffusivity field, a t-dependent source, and inflow, Neumann and Dirichlet
   // data from expressions, on an affine and a curved mesh.
-  for (const char* mesh : {"-nx 3 -ny 3 -nz 2 -periodic y", "-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5"})
+  for (const char* mesh :
+       {"-nx 3 -ny 3 -nz 2 -periodic y", "-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5"})
     for (const char* nu : {"0", "0.02*(1+x*y)"})
       for (int p : {1, 3}) {
         const io::Config cfg = io::parse_config(

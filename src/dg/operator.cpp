@@ -220,8 +220,8 @@ struct RhsKernel {
           an = vel[0] * geo[0] + vel[1] * geo[1] + vel[2] * geo[2];
         }
         const double nf_pt = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
-        face_flux(type, an, nf_pt, geo, w(i) * w(j), tau_e * nf_pt, d, ta, tb, uin, gin, uout,
-                  gout, is_boundary_face(type) ? bdata(nb, pt) : 0.0, out);
+        face_flux(type, an, nf_pt, geo, w(i) * w(j), tau_e * nf_pt, d, ta, tb, uin, gin, uout, gout,
+                  is_boundary_face(type) ? bdata(nb, pt) : 0.0, out);
         F[pt] = out[0];
         if (diffusion) {
           F[Q2 + pt] = out[1];
@@ -345,10 +345,9 @@ bool DGOperator::modal_path() const {
 }
 
 namespace {
-fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                            double t, const Epilogue& ep,
-                            const IView1& elems, const View1& points, const KernelVariant& v,
-                            bool has_dirichlet, bool modal) {
+fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffusion& pde, double t,
+                            const Epilogue& ep, const IView1& elems, const View1& points,
+                            const KernelVariant& v, bool has_dirichlet, bool modal) {
   fixed::StageArgs a;
   a.has_dirichlet = has_dirichlet;
   a.modal = modal;
@@ -423,11 +422,11 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
     return;
   }
   const size_t bytes = rhs_scratch_bytes(b.P, b.Q);
-  RhsKernel k{b.u,      b.reg,   b.tables.w, b.tables.B, b.tables.D, b.tables.E, b.tables.dE,
-              b.verts,  b.vgeo,  b.ghost,    b.fgeo,     b.trace,    b.ftype,    b.nbr,
-              b.nbr_face, b.orient, b.tau,   vol_,       minv_,      elems,      points_,
-              b.bdata,  b.nuvol, b.source,   b.avol,     b.aface,    b.nuface,   pde_,
-              ep,       b.P,     b.Q,        b.affine,   bytes};
+  RhsKernel k{b.u,        b.reg,    b.tables.w, b.tables.B, b.tables.D, b.tables.E, b.tables.dE,
+              b.verts,    b.vgeo,   b.ghost,    b.fgeo,     b.trace,    b.ftype,    b.nbr,
+              b.nbr_face, b.orient, b.tau,      vol_,       minv_,      elems,      points_,
+              b.bdata,    b.nuvol,  b.source,   b.avol,     b.aface,    b.nuface,   pde_,
+              ep,         b.P,      b.Q,        b.affine,   bytes};
   Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes), k);
 }
 

@@ -308,12 +308,11 @@ Key velocity_key(std::string desc) {
   Key k{path, "3 expressions", valid, std::move(desc), nullptr, nullptr};
   k.parse = [=](Config& c, const YAML::Node& n, const Origin& o) {
     if (!n.IsSequence())
-      DG_INPUT_ERROR(o.where(path, n) << ": " << path << " = " << show(n) << ": must be "
-                                      << valid);
+      DG_INPUT_ERROR(o.where(path, n) << ": " << path << " = " << show(n) << ": must be " << valid);
     if (n.size() != 3)
-      DG_INPUT_ERROR(o.where(path, n) << ": " << path << " = " << show(n) << ": must be " << valid
-                                      << ", got " << n.size() << " component"
-                                      << (n.size() == 1 ? "" : "s"));
+      DG_INPUT_ERROR(o.where(path, n)
+                     << ": " << path << " = " << show(n) << ": must be " << valid << ", got "
+                     << n.size() << " component" << (n.size() == 1 ? "" : "s"));
     for (std::size_t i = 0; i < 3; ++i) {
       if (!n[i].IsScalar() || n[i].Scalar().empty()) bad_value(o, path, n, valid);
       ExpressionText& e = c.physics.velocity[i];
@@ -328,7 +327,6 @@ Key velocity_key(std::string desc) {
   };
   return k;
 }
-
 
 const std::vector<Key>& schema() {
   static const std::vector<Key> keys = [] {
@@ -380,8 +378,8 @@ const std::vector<Key>& schema() {
         "physics.rotation_center", [](auto& c) -> auto& { return c.physics.rotation_center; },
         false, "a point on the rotation axis (velocity_field: rotation)"));
     k.push_back(expression_key(
-        "physics.diffusivity", [](auto& c) -> auto& { return c.physics.diffusivity; },
-        "x, y, z", true, "diffusivity nu >= 0, a number or a field; 0 gives pure advection"));
+        "physics.diffusivity", [](auto& c) -> auto& { return c.physics.diffusivity; }, "x, y, z",
+        true, "diffusivity nu >= 0, a number or a field; 0 gives pure advection"));
     k.push_back(expression_key(
         "physics.source", [](auto& c) -> auto& { return c.physics.source; }, "x, y, z, t", false,
         "source term s(x, y, z, t) on the right-hand side; empty: none"));
@@ -411,7 +409,8 @@ const std::vector<Key>& schema() {
         "value of the constant initial condition"));
     k.push_back(expression_key(
         "initial.expression", [](auto& c) -> auto& { return c.initial.expression; }, "x, y, z",
-        false, "initial state u0(x, y, z) (initial.type: expression); empty: initial.exact at t = 0"));
+        false,
+        "initial state u0(x, y, z) (initial.type: expression); empty: initial.exact at t = 0"));
     k.push_back(expression_key(
         "initial.exact", [](auto& c) -> auto& { return c.initial.exact; }, "x, y, z, t", false,
         "exact solution u(x, y, z, t) for the error norms, and the default Dirichlet and inflow "
@@ -577,9 +576,9 @@ BoundaryCondition parse_condition(const std::string& name, const YAML::Node& n,
         if (edit_distance(near, t.Scalar()) <= std::max<std::size_t>(2, near.size() / 3))
           hint = " (did you mean " + near + "?)";
       }
-      DG_INPUT_ERROR(origin.where(key, t) << ": " << key << " = " << show(t) << ": must be one of: "
-                                          << join(types, ", ") << hint
-                                          << " (periodic pairs come from the mesh)");
+      DG_INPUT_ERROR(origin.where(key, t)
+                     << ": " << key << " = " << show(t) << ": must be one of: " << join(types, ", ")
+                     << hint << " (periodic pairs come from the mesh)");
     }
     return t.Scalar();
   };
@@ -699,8 +698,8 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
       sec = root[section];
     }
     if (!sec.IsMap())
-      DG_INPUT_ERROR(mark_of(source, sec) << ": " << section << " = " << show(sec)
-                                          << ": must be a map");
+      DG_INPUT_ERROR(mark_of(source, sec)
+                     << ": " << section << " = " << show(sec) << ": must be a map");
     if (field.empty()) {
       sec[name] = value;
     } else {
@@ -757,7 +756,8 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
 void check_expressions(Config& c, const YAML::Node& root, const Origin& o) {
   const expr::Parameters& prm = c.parameters;
   auto compile = [&](const ExpressionText& e, bool allow_t) {
-    if (e.given()) expr::Expression(e.text, prm, allow_t, e.where.empty() ? o.source : e.where, e.key);
+    if (e.given())
+      expr::Expression(e.text, prm, allow_t, e.where.empty() ? o.source : e.where, e.key);
   };
   if (c.physics.velocity_field != "rotation")
     for (const auto& v : c.physics.velocity)

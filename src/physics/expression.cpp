@@ -15,12 +15,24 @@ namespace dg::expr {
 
 namespace {
 
-double fn_pow(double a, double b) { return std::pow(a, b); }
-double fn_atan2(double a, double b) { return std::atan2(a, b); }
-double fn_floor(double a) { return std::floor(a); }
-double fn_ceil(double a) { return std::ceil(a); }
-double fn_mod(double a, double b) { return std::fmod(a, b); }
-double fn_if(double c, double a, double b) { return c != 0.0 ? a : b; }
+double fn_pow(double a, double b) {
+  return std::pow(a, b);
+}
+double fn_atan2(double a, double b) {
+  return std::atan2(a, b);
+}
+double fn_floor(double a) {
+  return std::floor(a);
+}
+double fn_ceil(double a) {
+  return std::ceil(a);
+}
+double fn_mod(double a, double b) {
+  return std::fmod(a, b);
+}
+double fn_if(double c, double a, double b) {
+  return c != 0.0 ? a : b;
+}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -53,9 +65,9 @@ const std::vector<std::string>& constant_names() {
 }
 const std::vector<std::string>& function_names() {
   static const std::vector<std::string> v{
-      "sin",  "cos",  "tan",   "asin",  "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-      "asinh", "acosh", "atanh", "exp",  "log",  "ln",   "log2",  "log10", "sqrt", "pow",
-      "abs",  "sign", "rint",  "floor", "ceil", "mod",  "min",   "max",  "sum",  "avg", "if"};
+      "sin",   "cos",   "tan",  "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+      "acosh", "atanh", "exp",  "log",  "ln",   "log2", "log10", "sqrt", "pow",  "abs",  "sign",
+      "rint",  "floor", "ceil", "mod",  "min",  "max",  "sum",   "avg",  "if"};
   return v;
 }
 
@@ -113,8 +125,8 @@ Expression::Expression(const std::string& text, const Parameters& params, bool a
           fail("t at column " + std::to_string(e.GetPos() + 1) +
                ": this field must not depend on time (variables: x, y, z)");
         fail("unknown name '" + tok + "' at column " + std::to_string(e.GetPos() + 1) +
-             "; valid: variables " + join(names) + "; constants and parameters " +
-             join(consts) + "; functions " + join(function_names()));
+             "; valid: variables " + join(names) + "; constants and parameters " + join(consts) +
+             "; functions " + join(function_names()));
       }
       break;
     default:

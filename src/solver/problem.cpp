@@ -97,8 +97,8 @@ Problem::Problem(const io::Config& cfg, const mesh::LocalMesh& local,
     initial_ = cfg.initial.expression.given() ? compile(cfg.initial.expression, false) : exact_;
   // The built-in formulas solve the problem only without fields or sources.
   builtin_exact_ = !initial_expr_ && !exact_expr_ && builtin_.is_exact() && builtin_.kind != 3 &&
-                   pde_.advection.kind != physics::Advection::field &&
-                   diffusivity_.is_constant() && !has_source_;
+                   pde_.advection.kind != physics::Advection::field && diffusivity_.is_constant() &&
+                   !has_source_;
 
   // The table of conditions: row 0 is boundary.default, then one row per entry.
   const std::vector<std::string>& tags = local.tag_names;
@@ -229,8 +229,8 @@ void Problem::setup(ElementBlock& b, const mesh::LocalMesh& local, MPI_Comm comm
           for (int i = 0; i < 3; ++i)
             a[i] = checked(velocity_[i], &fp[3 * pt], 0.0, err);
           const int gp = b.affine ? 0 : pt;
-          haf(e, f, pt) = a[0] * hfgeo(e, f, gp, 0) + a[1] * hfgeo(e, f, gp, 1) +
-                          a[2] * hfgeo(e, f, gp, 2);
+          haf(e, f, pt) =
+              a[0] * hfgeo(e, f, gp, 0) + a[1] * hfgeo(e, f, gp, 1) + a[2] * hfgeo(e, f, gp, 2);
           amax = std::max(amax, std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]));
         }
       }
@@ -349,7 +349,7 @@ void Problem::update(ElementBlock& b, double t) {
       for (int pt = 0; pt < Q2; ++pt) {
         const double* xp = &bpoints_[(static_cast<std::size_t>(s) * Q2 + pt) * 3];
         h(s, pt) = row.data == ConditionRow::Data::expression ? row.value(xp[0], xp[1], xp[2], t)
-                                                               : builtin_(xp, t);
+                                                              : builtin_(xp, t);
       }
     }
     Kokkos::deep_copy(b.bdata, h);

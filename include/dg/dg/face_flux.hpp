@@ -61,10 +61,10 @@ KOKKOS_INLINE_FUNCTION void face_flux(int type, double an, double nu, const doub
 /// face_flux with the velocity vel (physical components) and the constant diffusivity of `pde`;
 /// bc_u is the datum of a boundary face.
 KOKKOS_INLINE_FUNCTION void face_integrands(const physics::AdvectionDiffusion& pde, int type,
-                                            const double vel[3], const double geo[7],
-                                            double wab, double tau_f, int d, int ta, int tb,
-                                            double uin, double gin, double uout, double gout,
-                                            double bc_u, double out[4]) {
+                                            const double vel[3], const double geo[7], double wab,
+                                            double tau_f, int d, int ta, int tb, double uin,
+                                            double gin, double uout, double gout, double bc_u,
+                                            double out[4]) {
   const double an = vel[0] * geo[0] + vel[1] * geo[1] + vel[2] * geo[2];
   face_flux(type, an, pde.diffusion.nu, geo, wab, tau_f, d, ta, tb, uin, gin, uout, gout, bc_u,
             out);

@@ -35,9 +35,9 @@ struct ExpressionText {
 struct PhysicsConfig {
   std::string velocity_field = "expression"; // physics.velocity_field: expression | rotation
   /// physics.velocity: 3 expressions of x, y, z (numbers for a constant velocity)
-  std::array<ExpressionText, 3> velocity{
-      {{"1", "physics.velocity[0]", ""}, {"0", "physics.velocity[1]", ""},
-       {"0", "physics.velocity[2]", ""}}};
+  std::array<ExpressionText, 3> velocity{{{"1", "physics.velocity[0]", ""},
+                                          {"0", "physics.velocity[1]", ""},
+                                          {"0", "physics.velocity[2]", ""}}};
   double angular_velocity = 1.0;                 // physics.angular_velocity (rotation about z)
   std::array<double, 3> rotation_center{0.5, 0.5, 0.5}; // physics.rotation_center
   ExpressionText diffusivity{"0", "physics.diffusivity", ""}; // nu >= 0: number or field of x, y, z
@@ -46,7 +46,7 @@ struct PhysicsConfig {
 };
 
 struct SolutionConfig {                 // the initial condition and, where known, exact solution
-  std::string type = "gaussian";        // initial.type: fourier | gaussian | constant | zero | expression
+  std::string type = "gaussian"; // initial.type: fourier | gaussian | constant | zero | expression
   double amplitude = 1.0;               // initial.amplitude
   std::array<double, 3> wavenumber{1, 1, 1}; // initial.wavenumber: integers, in units of 2 pi / L
   std::array<double, 3> center{0.5, 0.5, 0.5}; // initial.center (gaussian)
@@ -58,16 +58,16 @@ struct SolutionConfig {                 // the initial condition and, where know
 
 /// One boundary condition: boundary.NAME (a mesh tag name) or boundary.default.
 struct BoundaryCondition {
-  std::string name;             // tag name, or "default"
-  std::string type;             // dirichlet | inflow | outflow | neumann
-  ExpressionText value;         // g (dirichlet, inflow) or nu grad u . n (neumann); may be empty
-  std::string where;            // "file:line:col" of the entry
+  std::string name;     // tag name, or "default"
+  std::string type;     // dirichlet | inflow | outflow | neumann
+  ExpressionText value; // g (dirichlet, inflow) or nu grad u . n (neumann); may be empty
+  std::string where;    // "file:line:col" of the entry
 };
 
 struct BoundaryConfig {
   /// boundary.default: faces whose tag has no entry. Periodic faces need no entry.
-  BoundaryCondition default_condition{"default", "dirichlet", {"", "boundary.default.value", ""},
-                                      ""};
+  BoundaryCondition default_condition{
+      "default", "dirichlet", {"", "boundary.default.value", ""}, ""};
   std::vector<BoundaryCondition> conditions; // boundary.NAME entries, in the order given
   /// The entry for tag `name`, or nullptr.
   const BoundaryCondition* find(const std::string& name) const {

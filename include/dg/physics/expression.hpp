@@ -16,9 +16,9 @@ namespace dg::expr {
 using Parameters = std::vector<std::pair<std::string, double>>;
 
 /// Names an expression may use besides the parameters.
-const std::vector<std::string>& variable_names();  // x, y, z, t
-const std::vector<std::string>& constant_names();  // pi
-const std::vector<std::string>& function_names();  // sin, cos, ..., pow, if, min, max
+const std::vector<std::string>& variable_names(); // x, y, z, t
+const std::vector<std::string>& constant_names(); // pi
+const std::vector<std::string>& function_names(); // sin, cos, ..., pow, if, min, max
 
 /// A compiled expression. Copies share the compiled form; evaluation is not thread-safe (set-up
 /// and per-stage host work are serial per rank).

@@ -203,8 +203,8 @@ struct QuadraturePath : Tensor<P, Q> {
         }
         const double wq = tb.w[a] * tb.w[b] * tb.w[c];
         for (int d = 0; d < 3; ++d)
-          V[d * Q3 + pt] = wq * (C[d] * uq + A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] +
-                                 A[3 * d + 2] * Fp[2]);
+          V[d * Q3 + pt] =
+              wq * (C[d] * uq + A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] + A[3 * d + 2] * Fp[2]);
       });
       team.team_barrier();
       T::template inner3<false>(team, blocked, V, R, T1, T2, tb.D, tb.B, tb.B);
