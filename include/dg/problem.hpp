@@ -85,6 +85,7 @@ private:
   View3 exact_points_;          // (exact slot, point, xyz) their face points
   std::vector<double> vpoints_; // (elem, point, xyz) volume points (t-dependent source only)
   View2 svals_;                 // (elem, point) source values (t-dependent source only)
+  View2::HostMirror hsvals_;    // their host copy
   View2 initial_values_;        // (elem, point) initial state (initial.type expression)
   mutable std::vector<double> gpoints_; // diagnostics grid (initial.exact only), built on use
   mutable int gq_ = 0;
