@@ -4,7 +4,8 @@
 # the uninterrupted run bitwise (same rank count).
 set -u
 bin="$DG_BIN/src/dgsolve"
-mpiexec="${MPIEXEC:-mpiexec}"
+# The MPI launcher with the settings given to CMake (tests/dg_mpiexec.in).
+mpiexec="${DG_MPIEXEC:-$DG_BIN/tests/dg_mpiexec}"
 py=/usr/bin/python3
 # The checks read HDF5 with h5py (scripts/setup-debian.sh installs it); skip where it is missing.
 "$py" -c "import h5py" 2>/dev/null || { echo "SKIP: no h5py for $py"; exit 77; }

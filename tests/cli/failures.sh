@@ -5,7 +5,8 @@
 # with MPI about the rank count.
 set -u
 bin="$DG_BIN/src/dgsolve"
-mpiexec="${MPIEXEC:-mpiexec}"
+# The MPI launcher with the settings given to CMake (tests/dg_mpiexec.in).
+mpiexec="${DG_MPIEXEC:-$DG_BIN/tests/dg_mpiexec}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
