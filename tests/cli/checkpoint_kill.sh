@@ -11,7 +11,7 @@ py=/usr/bin/python3
 "$py" -c "import h5py" 2>/dev/null || { echo "SKIP: no h5py for $py"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+cd "$tmp" || exit 1
 fail=0
 cp "$DG_SRC/inputs/advect.yaml" .
 job=(advect.yaml --set "mesh.box=-nx 4 -periodic xyz -warp 0.05 -shuffle 4"
