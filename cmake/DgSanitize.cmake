@@ -3,9 +3,19 @@
 # mesh_tools/, tests/) compiles and links with -fsanitize=<list> -fno-omit-frame-pointer;
 # dependencies (Kokkos, MPI, HDF5, METIS, yaml-cpp, Catch2) stay as installed. UBSan findings
 # abort (-fno-sanitize-recover), so a finding fails the test that hit it even when run by hand.
-# tests/CMakeLists.txt sets the sanitizers' run-time options for every test (tests/sanitizers/).
+# The run-time options (leak detection on, UBSan stack traces) are compiled into every
+# executable (cmake/sanitizer_options.cpp), so ctest and a run by hand behave the same.
 set(DG_SANITIZE "" CACHE STRING
     "sanitizers for dgsolve's own targets, e.g. address,undefined (empty: none)")
+# CMAKE_BUILD_TYPE=Sanitize: -O1 -g1, the usual optimisation for sanitizer runs. The reports get
+# file and line numbers, and the build takes about a third of RelWithDebInfo's compile time.
+# (project() creates these cache entries empty when it meets the build type; fill them once.)
+foreach(_lang C CXX)
+  if(NOT CMAKE_${_lang}_FLAGS_SANITIZE)
+    set(CMAKE_${_lang}_FLAGS_SANITIZE "-O1 -g1" CACHE STRING "${_lang} flags of the Sanitize build type"
+        FORCE)
+  endif()
+endforeach()
 
 set(DG_SANITIZERS "")
 if(DG_SANITIZE)
@@ -34,7 +44,7 @@ if(DG_SANITIZE)
 endif()
 
 # dg_sanitize_executables(): compiles cmake/sanitizer_options.cpp (the sanitizers' run-time
-# defaults and leak suppressions) into every executable defined in this directory and below.
+# defaults) into every executable defined in this directory and below.
 # Called once, after every add_subdirectory.
 function(dg_sanitize_executables)
   if(NOT DG_SANITIZERS)
