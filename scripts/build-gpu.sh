@@ -165,22 +165,23 @@ arch_name_of() { # arch_name_of CC -> the Kokkos name of compute capability CC
 cc_of_arch() { # cc_of_arch NAME|sm_NN|NN|N.M -> compute capability NN (or NNN)
   local a
   a=$(echo "$1" | tr '[:lower:]' '[:upper:]')
-  case $a in
-    SM_[0-9]*) echo "${a#SM_}" ;;
-    [0-9]*.[0-9]*) echo "$((10#${a%%.*} * 10 + 10#${a#*.}))" ;;
-    [0-9]*) echo "$((10#$a))" ;;
-    *)
-      local name cc
-      # shellcheck disable=SC2086
-      set -- $arch_table
-      while [ "$#" -ge 2 ]; do
-        name=$1 cc=$2
-        shift 2
-        if [ "$name" = "$a" ]; then echo "$cc"; return 0; fi
-      done
-      return 1
-      ;;
-  esac
+  if [[ $a =~ ^SM_([0-9]+)$ ]]; then
+    echo "$((10#${BASH_REMATCH[1]}))"
+  elif [[ $a =~ ^([0-9]+)\.([0-9])$ ]]; then
+    echo "$((10#${BASH_REMATCH[1]} * 10 + BASH_REMATCH[2]))"
+  elif [[ $a =~ ^[0-9]+$ ]]; then
+    echo "$((10#$a))"
+  else
+    local name cc
+    # shellcheck disable=SC2086 # the table splits into name/number pairs on purpose
+    set -- $arch_table
+    while [ "$#" -ge 2 ]; do
+      name=$1 cc=$2
+      shift 2
+      if [ "$name" = "$a" ]; then echo "$cc"; return 0; fi
+    done
+    return 1
+  fi
 }
 known_archs() { # the Kokkos names of arch_table, comma-separated
   # shellcheck disable=SC2086
