@@ -78,24 +78,30 @@ while [ "$#" -gt 0 ]; do
     --dry-run) dry_run=1 ;;
     -D?*) extra+=("$1") ;;
     --) shift; extra+=("$@"); break ;;
-    *) die "unknown argument '$1'; valid: --kokkos-src, --kernels-src, --kokkos-root, --arch, --prefix, --kokkos-build, --build, --jobs, --metis-root, --cxx, --no-test, --dry-run, -DVAR=VALUE, --help" ;;
+    *) die "unknown argument '$1'; valid: --kokkos-src, --kernels-src, --kokkos-root, --arch," \
+      "--prefix, --kokkos-build, --build, --jobs, --metis-root, --cxx, --no-test, --dry-run," \
+      "-DVAR=VALUE, --help" ;;
   esac
   shift
 done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs $jobs: expected a positive integer"
 if [ -n "$kokkos_root" ]; then
-  [ -z "$kokkos_src$kernels_src" ] || die "give either --kokkos-root or --kokkos-src with --kernels-src, not both"
-  [ -z "$prefix" ] || die "--prefix is where a Kokkos built from source goes; with --kokkos-root it has no use"
+  [ -z "$kokkos_src$kernels_src" ] || die "give either --kokkos-root or --kokkos-src with" \
+    "--kernels-src, not both"
+  [ -z "$prefix" ] || die "--prefix is where a Kokkos built from source goes; with --kokkos-root" \
+    "it has no use"
 else
   if [ -z "$kokkos_src" ] || [ -z "$kernels_src" ]; then
-    die "Kokkos is missing: give --kokkos-src DIR and --kernels-src DIR (source trees) or --kokkos-root DIR (an install); see --help"
+    die "Kokkos is missing: give --kokkos-src DIR and --kernels-src DIR (source trees) or" \
+      "--kokkos-root DIR (an install); see --help"
   fi
 fi
 kbuild=${kbuild:-$here/build-kokkos}
 prefix=${prefix:-$kbuild/install}
 build=${build:-$here/build-gpu}
 if [ -n "$metis_root" ] && [ ! -f "$metis_root/include/metis.h" ]; then
-  die "--metis-root $metis_root: no include/metis.h there (for Debian's .debs unpacked with dpkg -x, give <dir>/usr)"
+  die "--metis-root $metis_root: no include/metis.h there (for Debian's .debs unpacked with dpkg" \
+    "-x, give <dir>/usr)"
 fi
 if [ -n "$host_cxx" ]; then
   command -v "$host_cxx" >/dev/null || die "--cxx $host_cxx: no such compiler"
@@ -117,7 +123,8 @@ source_version() { # source_version DIR PACKAGE: the version lines of DIR/CMakeL
     local n
     n=$(sed -n -E "s/^[[:space:]]*[sS][eE][tT][[:space:]]*\([[:space:]]*${pkg}_VERSION_${part}[[:space:]]+([0-9]+)[[:space:]]*\).*/\1/p" \
       "$dir/CMakeLists.txt" | head -n 1)
-    [ -n "$n" ] || die "$dir/CMakeLists.txt: no set(${pkg}_VERSION_${part} N) line (not a $pkg source tree?)"
+    [ -n "$n" ] || die "$dir/CMakeLists.txt: no set(${pkg}_VERSION_${part} N) line (not a $pkg" \
+      "source tree?)"
     v="$v${v:+.}$((10#$n))"
   done
   echo "$v"
@@ -200,7 +207,8 @@ if ! command -v nvcc >/dev/null; then
     fi
   done
 fi
-command -v nvcc >/dev/null || die "no nvcc on PATH, in \$CUDA_HOME/bin or in /usr/local/cuda/bin: install the CUDA toolkit or put its bin/ on PATH"
+command -v nvcc >/dev/null || die "no nvcc on PATH, in \$CUDA_HOME/bin or in /usr/local/cuda/bin:" \
+  "install the CUDA toolkit or put its bin/ on PATH"
 cuda=$(nvcc --version | sed -n -E 's/.*release ([0-9]+)\.([0-9]+).*/\1.\2/p' | head -n 1)
 [ -n "$cuda" ] || die "$(command -v nvcc) --version: no 'release X.Y' line"
 cuda_major=${cuda%%.*}
@@ -209,12 +217,18 @@ cuda_major=${cuda%%.*}
 # --- Kokkos: versions, the install to use, the architecture -----------------------------------
 if [ -n "$kokkos_root" ]; then
   installed "$kokkos_root"
-  [ -n "$i_kokkos" ] || die "--kokkos-root $kokkos_root: no lib*/cmake/Kokkos/KokkosConfigVersion.cmake there (not a Kokkos install)"
-  [ -n "$i_kernels" ] || die "--kokkos-root $kokkos_root: Kokkos $i_kokkos is there but not Kokkos-Kernels (lib*/cmake/KokkosKernels); build it into the same prefix, or use --kokkos-src/--kernels-src"
-  [[ ";$i_devices;" == *";CUDA;"* ]] || die "--kokkos-root $kokkos_root: Kokkos $i_kokkos is built for ${i_devices:-no device}, not CUDA"
-  [ -x "$kokkos_root/bin/nvcc_wrapper" ] || die "--kokkos-root $kokkos_root: no bin/nvcc_wrapper there"
+  [ -n "$i_kokkos" ] || die "--kokkos-root $kokkos_root: no" \
+    "lib*/cmake/Kokkos/KokkosConfigVersion.cmake there (not a Kokkos install)"
+  [ -n "$i_kernels" ] || die "--kokkos-root $kokkos_root: Kokkos $i_kokkos is there but not" \
+    "Kokkos-Kernels (lib*/cmake/KokkosKernels); build it into the same prefix, or use" \
+    "--kokkos-src/--kernels-src"
+  [[ ";$i_devices;" == *";CUDA;"* ]] || die "--kokkos-root $kokkos_root: Kokkos $i_kokkos is" \
+    "built for ${i_devices:-no device}, not CUDA"
+  [ -x "$kokkos_root/bin/nvcc_wrapper" ] || die "--kokkos-root $kokkos_root: no bin/nvcc_wrapper" \
+    "there"
   if [ -n "$i_cuda" ] && [ "${i_cuda%%.*}" != "$cuda_major" ]; then
-    die "--kokkos-root $kokkos_root: Kokkos was built with nvcc $i_cuda, but the nvcc found is CUDA $cuda: rebuild Kokkos with this CUDA (--kokkos-src/--kernels-src)"
+    die "--kokkos-root $kokkos_root: Kokkos was built with nvcc $i_cuda, but the nvcc found is" \
+      "CUDA $cuda: rebuild Kokkos with this CUDA (--kokkos-src/--kernels-src)"
   fi
   kokkos_version=$i_kokkos kernels_version=$i_kernels
   prefix=$kokkos_root
@@ -223,37 +237,52 @@ else
   [ -d "$kernels_src" ] || die "--kernels-src $kernels_src: no such directory"
   kokkos_version=$(source_version "$kokkos_src" Kokkos)
   kernels_version=$(source_version "$kernels_src" KokkosKernels)
-  [ -x "$kokkos_src/bin/nvcc_wrapper" ] || die "--kokkos-src $kokkos_src: no executable bin/nvcc_wrapper (not a Kokkos source tree?)"
+  [ -x "$kokkos_src/bin/nvcc_wrapper" ] || die "--kokkos-src $kokkos_src: no executable" \
+    "bin/nvcc_wrapper (not a Kokkos source tree?)"
   if [ "$(vnum "$kokkos_version")" -lt 40000 ]; then
-    die "Kokkos $kokkos_version ($kokkos_src): dgsolve's GPU build needs Kokkos 4.x; use kokkos/kokkos at tag 4.7.01 or later"
+    die "Kokkos $kokkos_version ($kokkos_src): dgsolve's GPU build needs Kokkos 4.x; use" \
+      "kokkos/kokkos at tag 4.7.01 or later"
   fi
   if [ "$cuda_major" -ge 13 ] && [ "$(vnum "$kokkos_version")" -lt 40701 ]; then
-    die "Kokkos $kokkos_version ($kokkos_src) does not build with CUDA $cuda (CUDA 13 changed cudaGraphAddDependencies, cudaMemAdvise and cudaMemPrefetchAsync); Kokkos 4.7.01 is the first release that does: use kokkos/kokkos at tag 4.7.01 or later with kokkos/kokkos-kernels of the same release series, or CUDA 12.x"
+    die "Kokkos $kokkos_version ($kokkos_src) does not build with CUDA $cuda (CUDA 13 changed" \
+      "cudaGraphAddDependencies, cudaMemAdvise and cudaMemPrefetchAsync); Kokkos 4.7.01 is the" \
+      "first release that does: use kokkos/kokkos at tag 4.7.01 or later with" \
+      "kokkos/kokkos-kernels of the same release series, or CUDA 12.x"
   fi
   if [ "${kokkos_version%.*}" != "${kernels_version%.*}" ]; then
-    say "warning: Kokkos $kokkos_version with Kokkos-Kernels $kernels_version: the release series differ (Kokkos-Kernels ${kokkos_version%.*}.x goes with Kokkos ${kokkos_version%.*}.x)"
+    say "warning: Kokkos $kokkos_version with Kokkos-Kernels $kernels_version: the release series" \
+      "differ (Kokkos-Kernels ${kokkos_version%.*}.x goes with Kokkos ${kokkos_version%.*}.x)"
   fi
 fi
 
 if [ -n "$arch_arg" ]; then
-  cc=$(cc_of_arch "$arch_arg") || die "--arch $arch_arg: unknown architecture; valid: $(known_archs), or sm_NN, NN, N.M"
-  arch=$(arch_name_of "$cc") || die "--arch $arch_arg: compute capability $cc has no Kokkos architecture here; valid: $(known_archs)"
+  cc=$(cc_of_arch "$arch_arg") || die "--arch $arch_arg: unknown architecture; valid:" \
+    "$(known_archs), or sm_NN, NN, N.M"
+  arch=$(arch_name_of "$cc") || die "--arch $arch_arg: compute capability $cc has no Kokkos" \
+    "architecture here; valid: $(known_archs)"
   arch_from="--arch $arch_arg"
 elif [ -n "$kokkos_root" ] && [ -n "$i_arch" ] && ! command -v nvidia-smi >/dev/null; then
   arch=""
   for a in ${i_arch//;/ }; do
     cc_of_arch "$a" >/dev/null 2>&1 && arch=$a
   done
-  [ -n "$arch" ] || die "--kokkos-root $kokkos_root: no GPU architecture in its Kokkos_ARCH ($i_arch); give --arch"
+  [ -n "$arch" ] || die "--kokkos-root $kokkos_root: no GPU architecture in its Kokkos_ARCH" \
+    "($i_arch); give --arch"
   arch_from="the Kokkos install (no nvidia-smi here)"
 else
-  command -v nvidia-smi >/dev/null || die "no nvidia-smi to detect the GPU: name its architecture with --arch (e.g. --arch HOPPER90 for an H100)"
+  command -v nvidia-smi >/dev/null || die "no nvidia-smi to detect the GPU: name its architecture" \
+    "with --arch (e.g. --arch HOPPER90 for an H100)"
   caps=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' ' | sort -u) ||
-    die "nvidia-smi --query-gpu=compute_cap failed (no GPU or no driver?): name the architecture with --arch"
+    die "nvidia-smi --query-gpu=compute_cap failed (no GPU or no driver?): name the architecture" \
+      "with --arch"
   [ -n "$caps" ] || die "nvidia-smi lists no GPU: name the architecture with --arch"
-  [ "$(echo "$caps" | wc -l)" -eq 1 ] || die "the GPUs here differ in compute capability ($(echo "$caps" | paste -sd, -)): choose one with --arch"
+  if [ "$(echo "$caps" | wc -l)" -ne 1 ]; then
+    die "the GPUs here differ in compute capability ($(echo "$caps" | paste -sd, -)):" \
+      "choose one with --arch"
+  fi
   cc=$(cc_of_arch "$caps")
-  arch=$(arch_name_of "$cc") || die "the GPU's compute capability $caps has no Kokkos architecture here; valid: $(known_archs)"
+  arch=$(arch_name_of "$cc") || die "the GPU's compute capability $caps has no Kokkos" \
+    "architecture here; valid: $(known_archs)"
   arch_from="nvidia-smi (compute capability $caps)"
 fi
 cc=$(cc_of_arch "$arch")
@@ -262,7 +291,8 @@ if [ "$cuda_major" -ge 13 ] && [ "$cc" -lt 75 ]; then
   die "$arch ($sm): CUDA $cuda supports sm_75 and newer only; use CUDA 12.x for this GPU"
 fi
 if [ -n "$kokkos_root" ] && [ -n "$i_arch" ] && [[ ";$i_arch;" != *";$arch;"* ]]; then
-  die "--kokkos-root $kokkos_root: Kokkos is built for $i_arch, not for $arch (from $arch_from); rebuild it for $arch (--kokkos-src/--kernels-src)"
+  die "--kokkos-root $kokkos_root: Kokkos is built for $i_arch, not for $arch (from $arch_from);" \
+    "rebuild it for $arch (--kokkos-src/--kernels-src)"
 fi
 
 # Kokkos built from source: reuse a matching install in the prefix; never mix releases in one.
@@ -277,7 +307,9 @@ if [ -z "$kokkos_root" ]; then
     [ -x "$prefix/bin/nvcc_wrapper" ]; then
     build_kokkos=0
   else
-    die "--prefix $prefix holds Kokkos ${i_kokkos:-?} + Kokkos-Kernels ${i_kernels:-?} for ${i_arch:-?} (nvcc ${i_cuda:-?}), not Kokkos $kokkos_version + Kokkos-Kernels $kernels_version for $arch (CUDA $cuda): remove it or give another --prefix"
+    die "--prefix $prefix holds Kokkos ${i_kokkos:-?} + Kokkos-Kernels ${i_kernels:-?} for" \
+      "${i_arch:-?} (nvcc ${i_cuda:-?}), not Kokkos $kokkos_version + Kokkos-Kernels" \
+      "$kernels_version for $arch (CUDA $cuda): remove it or give another --prefix"
   fi
 fi
 
@@ -286,7 +318,8 @@ wrapper=$prefix/bin/nvcc_wrapper
 if [ -f "$build/CMakeCache.txt" ]; then
   old=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
   if [ -n "$old" ] && [ "$old" != "$wrapper" ]; then
-    die "--build $build is configured with the C++ compiler $old, not $wrapper: remove it or give another --build"
+    die "--build $build is configured with the C++ compiler $old, not $wrapper: remove it or give" \
+      "another --build"
   fi
 fi
 
@@ -303,9 +336,12 @@ say "GPU architecture $arch ($sm), from $arch_from"
 if [ -n "$kokkos_root" ]; then
   say "Kokkos $kokkos_version + Kokkos-Kernels $kernels_version installed in $prefix"
 else
-  say "Kokkos $kokkos_version ($kokkos_src) + Kokkos-Kernels $kernels_version ($kernels_src) -> $prefix"
+  say "Kokkos $kokkos_version ($kokkos_src) + Kokkos-Kernels $kernels_version ($kernels_src) ->" \
+    "$prefix"
 fi
-say "dgsolve build: $build, $jobs jobs$([ "$dry_run" -eq 1 ] && echo "; dry run: commands are printed, not run")"
+note=""
+[ "$dry_run" -eq 0 ] || note="; dry run: commands are printed, not run"
+say "dgsolve build: $build, $jobs jobs$note"
 
 # --- steps ------------------------------------------------------------------------------------
 logs=$build/logs
@@ -369,7 +405,8 @@ if [ "$build_kokkos" -eq 1 ]; then
       fail "install Kokkos" "no Kokkos $kokkos_version with bin/nvcc_wrapper in $prefix afterwards"
     fi
   fi
-  run_step kernels-configure "configure Kokkos-Kernels $kernels_version (BLAS and Batched, no ETI, no CUDA libraries)" \
+  run_step kernels-configure \
+    "configure Kokkos-Kernels $kernels_version (BLAS and Batched, no ETI, no CUDA libraries)" \
     cmake -S "$kernels_src" -B "$kbuild/kernels" "${generator[@]}" "${common[@]}" \
     "-DCMAKE_CXX_COMPILER=$wrapper" "-DCMAKE_INSTALL_PREFIX=$prefix" "-DKokkos_ROOT=$prefix" \
     -DKokkosKernels_ENABLE_ALL_COMPONENTS=OFF -DKokkosKernels_ENABLE_COMPONENT_BLAS=ON \
@@ -384,7 +421,8 @@ if [ "$build_kokkos" -eq 1 ]; then
       fail "install Kokkos-Kernels" "no Kokkos-Kernels $kernels_version in $prefix afterwards"
   fi
 elif [ -z "$kokkos_root" ]; then
-  say "Kokkos $kokkos_version + Kokkos-Kernels $kernels_version for $arch already installed in $prefix: not rebuilt"
+  say "Kokkos $kokkos_version + Kokkos-Kernels $kernels_version for $arch already installed in" \
+    "$prefix: not rebuilt"
 fi
 
 dg_args=(-S "$here" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
@@ -398,7 +436,11 @@ mpi_preflags() { # mpi_preflags MPIEXEC: the flags that launcher needs here ("" 
   local version
   version=$("$1" --version 2>&1 || true)
   if echo "$version" | grep -q -E "Open MPI|OpenRTE|Open RTE"; then
-    if [ "$(id -u)" -eq 0 ]; then echo "--allow-run-as-root;--oversubscribe"; else echo "--oversubscribe"; fi
+    if [ "$(id -u)" -eq 0 ]; then
+      echo "--allow-run-as-root;--oversubscribe"
+    else
+      echo "--oversubscribe"
+    fi
   fi
 }
 if [ "$user_preflags" -eq 1 ]; then
@@ -407,7 +449,10 @@ elif [ "$dry_run" -eq 1 ]; then
   guess=$(command -v mpiexec.mpich || command -v mpiexec || true)
   flags=""
   [ -z "$guess" ] || flags=$(mpi_preflags "$guess")
-  skip_step "MPI launcher flags: read MPIEXEC_EXECUTABLE from $build/CMakeCache.txt; for ${guess:-mpiexec} that gives '${flags}'$([ -n "$flags" ] && echo ", set with: cmake -B $build -DMPIEXEC_PREFLAGS=$flags")"
+  note=""
+  [ -z "$flags" ] || note=", set with: cmake -B $build -DMPIEXEC_PREFLAGS=$flags"
+  skip_step "MPI launcher flags: read MPIEXEC_EXECUTABLE from $build/CMakeCache.txt;" \
+    "for ${guess:-mpiexec} that gives '${flags}'$note"
 else
   mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
   have=$(sed -n 's/^MPIEXEC_PREFLAGS:[A-Z]*=//p' "$build/CMakeCache.txt")
@@ -437,5 +482,7 @@ if [ "$run_tests" -eq 1 ]; then
   fi
 fi
 [ "$dry_run" -eq 1 ] && exit 0
-say "done: $build/src/dgsolve for $arch ($sm), CUDA $cuda, Kokkos $kokkos_version in $prefix$([ "$run_tests" -eq 1 ] && echo "; every test passed")"
+note=""
+[ "$run_tests" -eq 0 ] || note="; every test passed"
+say "done: $build/src/dgsolve for $arch ($sm), CUDA $cuda, Kokkos $kokkos_version in $prefix$note"
 say "run it with the mpiexec of the MPI it was built with, one rank per GPU (docs/gpu.md)"
