@@ -61,17 +61,34 @@ KOKKOS_INLINE_FUNCTION void grid_point(const View3& verts, int e, const View1& x
 }
 } // namespace
 
-void project(ElementBlock& block, const physics::ExactSolution& exact, double t) {
+namespace {
+/// The function to project or compare with at point pt of element e (physical position xp).
+struct ExactAt {
+  physics::ExactSolution exact;
+  double t;
+  KOKKOS_INLINE_FUNCTION double operator()(int, int, const double xp[3]) const {
+    return exact(xp, t);
+  }
+};
+struct TableAt {
+  View2 values; // (elem, point)
+  KOKKOS_INLINE_FUNCTION double operator()(int e, int pt, const double*) const {
+    return values(e, pt);
+  }
+};
+
+/// out <- W (b - M out) + out from out = 0, `iterations` times, with b_m = (phi_m, f) and W the
+/// weight-adjusted inverse mass (exact on affine elements): the L2 projection of f (one
+/// iteration: W b, the operator's own inverse mass applied to the load vector).
+template <class Fn>
+void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int iterations) {
   const int P = block.P, Q = block.Q, P3 = P * P * P, Q3 = Q * Q * Q;
   const HostTables ht = make_tables(block.order, Q);
   const View1 x = points_view(ht.x);
   const BasisTables tb = block.tables;
   const View3 verts = block.verts, vgeo = block.vgeo;
-  const View2 u = block.u;
   const bool affine = block.affine;
   const size_t bytes = two_cubes(P, Q) + sizeof(double) * P3; // + R
-  // u <- W (b - M u) + u, with W the weight-adjusted inverse (exact on affine elements).
-  const int iterations = affine ? 1 : 6;
   Kokkos::deep_copy(u, 0.0);
   for (int it = 0; it < iterations; ++it) {
     Kokkos::parallel_for(
@@ -84,7 +101,7 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
             const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
             double xp[3], det;
             grid_point(verts, e, x, Q, pt, xp, det);
-            V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * (exact(xp, t) - V[pt]);
+            V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * (fn(e, pt, xp) - V[pt]);
           });
           team.team_barrier();
           sf::inner(team, V, R, T1, T2, P, Q, B, B, B);
@@ -105,9 +122,21 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
         });
   }
 }
+} // namespace
 
-Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
-                              double t, bool with_error, int qerr) {
+void project(ElementBlock& block, const physics::ExactSolution& exact, double t) {
+  project_impl(block, ExactAt{exact, t}, block.u, block.affine ? 1 : 6);
+}
+
+void project_values(const ElementBlock& block, const View2& values, const View2& out,
+                    int iterations) {
+  project_impl(block, TableAt{values}, out, iterations);
+}
+
+namespace {
+template <class Fn>
+Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool with_error,
+                             int qerr) {
   const int P = block.P, Q = qerr, Q3 = Q * Q * Q;
   const HostTables ht = make_tables(block.order, Q);
   const BasisTables tb = to_device(ht);
@@ -129,7 +158,7 @@ Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSol
           double xp[3], det;
           grid_point(verts, e, x, Q, pt, xp, det);
           W[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det;
-          Err[pt] = with_error ? V[pt] - exact(xp, t) : 0.0;
+          Err[pt] = with_error ? V[pt] - exact(e, pt, xp) : 0.0;
         });
         team.team_barrier();
         double err2 = 0, errmax = 0, integral = 0, energy = 0, umin = 0, umax = 0;
@@ -185,6 +214,16 @@ Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSol
       if (!std::isfinite(h(e, k)) && (k != 1 || with_error)) d.finite = false;
   }
   return d; // l2_error holds the squared sum; the caller reduces and takes the root
+}
+} // namespace
+
+Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
+                              double t, bool with_error, int qerr) {
+  return diagnostics_impl(block, ExactAt{exact, t}, with_error, qerr);
+}
+
+Diagnostics local_diagnostics(const ElementBlock& block, const View2& exact_values, int qerr) {
+  return diagnostics_impl(block, TableAt{exact_values}, true, qerr);
 }
 
 void sample(const ElementBlock& block, int n, View2& values, View3& coords) {

@@ -4,7 +4,7 @@
 #include "dg/dg/fixed_order.hpp"
 
 #include "dg/core/error.hpp"
-#include "fixed_kernels.hpp"
+#include "fixed/modal_records.hpp"
 
 #define DG_FIXED_DECLARE(p)                                                                        \
   void stage_p##p(const StageArgs&);                                                               \
@@ -105,6 +105,16 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
   else
     b += (10.0 * Q3 + 6.0 * 8.0 * Q2) * d / P3;
   b += (6.0 * 4.0 * 4.0 + 6.0 * d) / P3; // ftype, nbr, nbr_face, orient; tau
+  return b;
+}
+
+double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_field, bool source) {
+  const double P = order + 1, Q = order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
+  const double d = sizeof(double);
+  double b = 0.0;
+  if (velocity_field) b += (3.0 * Q3 + 6.0 * Q2) * d / P3;
+  if (diffusivity_field) b += (Q3 + 6.0 * Q2) * d / P3;
+  if (source) b += d;
   return b;
 }
 

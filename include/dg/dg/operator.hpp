@@ -87,11 +87,11 @@ struct KernelVariant {
   /// (dgbench stage --variants modal-entry).
   bool modal_pencil = true;
   /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up
-  /// to order modal_diffusion_max_order. With the pencil kernels (session 4) it is faster than
-  /// the quadrature path at every measured order: 1.3 to 2.9x on the H100 over the session-3
-  /// modal kernel (itself 3 to 9.5x over quadrature) and 1.4 to 2.7x over quadrature on one CPU
-  /// core for p = 2..8 (docs/performance.md). The session-3 entry-wise kernel was slower than
-  /// quadrature on CPUs from p = 5, hence the option.
+  /// to order modal_diffusion_max_order. With the pencil kernel it is faster than the
+  /// quadrature path at every measured order: on the H100 1.3 to 2.9x over the entry-wise modal
+  /// kernel (modal_pencil = false; itself 3 to 9.5x over quadrature), on one CPU core 1.4 to
+  /// 2.7x over quadrature for p = 2..8 (docs/performance.md). The entry-wise modal kernel is
+  /// slower than quadrature on CPUs from p = 5, hence the option.
   bool modal_diffusion = true;
   int modal_diffusion_max_order = 15;
   /// Whether advection-diffusion of order p takes the modal path (given an affine block).
@@ -104,8 +104,8 @@ struct KernelVariant {
 
 class DGOperator {
 public:
-  DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde,
-             const physics::ExactSolution& boundary_data);
+  /// Boundary data, fields and sources are read from the block (ElementBlock::bdata, avol, ...).
+  DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde);
 
   /// Face traces (u and grad u . n) of every element into block.trace (reads block.u).
   void compute_traces();
@@ -144,7 +144,6 @@ public:
 private:
   ElementBlock* block_;
   physics::AdvectionDiffusion pde_;
-  physics::ExactSolution bc_;
   IView1 all_elems_;
   View1 points_; // 1-D quadrature points (device)
   View2 vol_;    // optional precomputed volume term
@@ -172,6 +171,16 @@ struct Diagnostics {
 /// Local (this rank's) sums / extrema; the solver reduces them over ranks.
 Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
                               double t, bool with_error, int qerr);
+
+/// Error norms against tabulated exact values (elem, qerr^3) at the diagnostics grid (the
+/// Gauss points of qerr per direction, x fastest).
+Diagnostics local_diagnostics(const ElementBlock& block, const View2& exact_values, int qerr);
+
+/// out (elem, mode) <- the projection of the values (elem, q^3) given at the block's volume
+/// quadrature points: `iterations` weight-adjusted corrections from zero (1: W b, the operator's
+/// own inverse mass applied to the load vector b_m = (phi_m, f); exact on affine blocks).
+void project_values(const ElementBlock& block, const View2& values, const View2& out,
+                    int iterations);
 
 /// Sets the modes to the L2 projection of exact(x, t) (quadrature of qproj points, mass
 /// matrix inverted exactly per element through the weight-adjusted form on affine elements and
