@@ -4,13 +4,14 @@
 # the uninterrupted run bitwise (same rank count).
 set -u
 bin="$DG_BIN/src/dgsolve"
-mpiexec="${MPIEXEC:-mpiexec}"
+# The MPI launcher with the settings given to CMake (tests/dg_mpiexec.in).
+mpiexec="${DG_MPIEXEC:-$DG_BIN/tests/dg_mpiexec}"
 py=/usr/bin/python3
 # The checks read HDF5 with h5py (scripts/setup-debian.sh installs it); skip where it is missing.
 "$py" -c "import h5py" 2>/dev/null || { echo "SKIP: no h5py for $py"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+cd "$tmp" || exit 1
 fail=0
 cp "$DG_SRC/inputs/advect.yaml" .
 job=(advect.yaml --set "mesh.box=-nx 4 -periodic xyz -warp 0.05 -shuffle 4"

@@ -7,7 +7,7 @@ bin="$DG_BIN/src/dgbench"
 py=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+cd "$tmp" || exit 1
 fail=0
 expect2() { # expect2 DESCRIPTION PATTERN ARGS...
   local what=$1 pat=$2

@@ -20,7 +20,7 @@ rm -f box.h5 box.xdmf
 
 "$DGMESH" -nx 3 -periodic xz -warp 0.1 -perturb 0.1 -shuffle 2 -r run >/dev/null 2>err.txt ||
   fail "-r run: exit $? ($(cat err.txt))"
-[ -s run.h5 ] && [ -s run.xdmf ] || fail "-r run: run.h5/run.xdmf missing"
+if [ ! -s run.h5 ] || [ ! -s run.xdmf ]; then fail "-r run: run.h5/run.xdmf missing"; fi
 rm -f run.h5 run.xdmf
 
 check_bad() {
@@ -30,7 +30,7 @@ check_bad() {
   [ "$(wc -l <err.txt)" -eq 1 ] || fail "'$*': stderr is not one line: $(cat err.txt)"
   grep -q '^dgmesh: ' err.txt || fail "'$*': stderr lacks 'dgmesh: ': $(cat err.txt)"
   local left
-  left=$(ls -A | grep -v -e '^out.txt$' -e '^err.txt$')
+  left=$(find . -mindepth 1 -maxdepth 1 ! -name out.txt ! -name err.txt -printf '%f ')
   [ -z "$left" ] || fail "'$*': files written: $left"
 }
 check_bad -nx 0

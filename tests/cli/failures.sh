@@ -5,10 +5,11 @@
 # with MPI about the rank count.
 set -u
 bin="$DG_BIN/src/dgsolve"
-mpiexec="${MPIEXEC:-mpiexec}"
+# The MPI launcher with the settings given to CMake (tests/dg_mpiexec.in).
+mpiexec="${DG_MPIEXEC:-$DG_BIN/tests/dg_mpiexec}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+cd "$tmp" || exit 1
 fail=0
 cp "$DG_SRC/inputs/advect.yaml" .
 small=(--set "mesh.box=-nx 4 -periodic xyz -warp 0.05 -shuffle 4" --set discretization.order=2
