@@ -3,7 +3,7 @@
 #include "dg/core/error.hpp"
 #include "dg/dg/operator.hpp"
 #include "dg/dg/sum_factorization.hpp"
-#include "dg/dg/trilinear.hpp"
+#include "dg/dg/element_map.hpp"
 #include "dg/mesh/hex.hpp"
 
 #include <limits>
@@ -54,10 +54,11 @@ struct ElementValues {
 };
 
 /// Physical position and |J| of point pt (a fastest) of the Q^3 grid x(a) x(b) x(c) of element e.
-KOKKOS_INLINE_FUNCTION void grid_point(const View3& verts, int e, const View1& x, int Q, int pt,
-                                       double xp[3], double& det) {
+/// (Q_k map on curved blocks, so that projection, errors and snapshots follow curved elements.)
+KOKKOS_INLINE_FUNCTION void grid_point(const View3& verts, const View3& nodes, int k, int e,
+                                       const View1& x, int Q, int pt, double xp[3], double& det) {
   const double r[3] = {x(pt % Q), x((pt / Q) % Q), x(pt / (Q * Q))};
-  trilinear_map(verts, e, r, xp, &det);
+  element_map(verts, nodes, k, e, r, xp, &det);
 }
 } // namespace
 
@@ -66,7 +67,8 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
   const HostTables ht = make_tables(block.order, Q);
   const View1 x = points_view(ht.x);
   const BasisTables tb = block.tables;
-  const View3 verts = block.verts, vgeo = block.vgeo;
+  const View3 verts = block.verts, vgeo = block.vgeo, nodes = block.nodes;
+  const int gk = block.gorder;
   const View2 u = block.u;
   const bool affine = block.affine;
   const size_t bytes = two_cubes(P, Q) + sizeof(double) * P3; // + R
@@ -83,7 +85,7 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
             const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
             double xp[3], det;
-            grid_point(verts, e, x, Q, pt, xp, det);
+            grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
             V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * (exact(xp, t) - V[pt]);
           });
           team.team_barrier();
@@ -112,7 +114,8 @@ Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSol
   const HostTables ht = make_tables(block.order, Q);
   const BasisTables tb = to_device(ht);
   const View1 x = points_view(ht.x);
-  const View3 verts = block.verts;
+  const View3 verts = block.verts, nodes = block.nodes;
+  const int gk = block.gorder;
   const View2 u = block.u;
   View2 per("dg::diagnostics::per_element", block.nelem, 6);
   const size_t bytes = two_cubes(P, Q) + 2 * sizeof(double) * Q3; // + W, Err
@@ -127,7 +130,7 @@ Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSol
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
           const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
           double xp[3], det;
-          grid_point(verts, e, x, Q, pt, xp, det);
+          grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
           W[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det;
           Err[pt] = with_error ? V[pt] - exact(xp, t) : 0.0;
         });
@@ -197,7 +200,8 @@ void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
   values = View2("dg::sample::values", block.nelem, Q3);
   coords = View3("dg::sample::coords", block.nelem, Q3, 3);
   const View2 u = block.u, vals = values;
-  const View3 verts = block.verts, xyz = coords;
+  const View3 verts = block.verts, xyz = coords, nodes = block.nodes;
+  const int gk = block.gorder;
   const size_t bytes = two_cubes(P, Q);
   Kokkos::parallel_for(
       "dg::sample", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
@@ -206,7 +210,7 @@ void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
         const double* V = ev.V;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
           double xp[3], det;
-          grid_point(verts, e, x, Q, pt, xp, det);
+          grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
           vals(e, pt) = V[pt];
           for (int d = 0; d < 3; ++d) xyz(e, pt, d) = xp[d];
         });

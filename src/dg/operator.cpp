@@ -4,6 +4,7 @@
 #include "dg/dg/operator.hpp"
 
 #include "dg/core/error.hpp"
+#include "dg/dg/element_map.hpp"
 #include "dg/dg/face_flux.hpp"
 #include "dg/dg/fixed_order.hpp"
 #include "dg/dg/sum_factorization.hpp"
@@ -93,6 +94,8 @@ struct RhsKernel {
   int P, Q;
   bool affine;
   size_t bytes;
+  View3 nodes; // curved blocks: the Q_k nodes of the point coordinates
+  int gorder;
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
     const int e = elems(team.league_rank());
@@ -151,7 +154,7 @@ struct RhsKernel {
       } else {
         const double r[3] = {x(a), x(b), x(c)};
         double xp[3];
-        trilinear_map(verts, e, r, xp);
+        element_map(verts, nodes, gorder, e, r, xp);
         pde.advection.velocity(xp, vel);
       }
       const double uq = V[pt];
@@ -191,7 +194,7 @@ struct RhsKernel {
         if (type == face_dirichlet || pde.advection.kind != 0) {
           double r[3];
           hex::face_point(f, x(i), x(j), r);
-          trilinear_map(verts, e, r, xp);
+          element_map(verts, nodes, gorder, e, r, xp);
         }
         double uout = 0.0, gout = 0.0;
         int ip, jp;
@@ -311,8 +314,9 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
 }
 
 bool DGOperator::uses_fixed_kernels() const {
+  // Curved blocks take the generic kernel: its points follow the Q_k map.
   return variant_.fixed_order && fixed::available(block_->order, block_->Q) &&
-         vol_.extent(0) == 0 && minv_.extent(0) == 0;
+         vol_.extent(0) == 0 && minv_.extent(0) == 0 && !block_->curved;
 }
 
 bool DGOperator::modal_path() const {
@@ -405,7 +409,7 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
               b.tables.dE, b.verts, b.vgeo,     b.ghost,    b.fgeo,     b.trace,
               b.ftype,     b.nbr,   b.nbr_face, b.orient,   b.tau,      vol_,
               minv_,       elems,   points_,    pde_,       bc_,        t,
-              ep,          b.P,     b.Q,        b.affine,   bytes};
+              ep,          b.P,     b.Q,        b.affine,   bytes,      b.nodes,    b.gorder};
   Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes), k);
 }
 

@@ -32,6 +32,13 @@ int face_kind(const std::string& s) {
 }
 } // namespace
 
+int default_quadrature_points(int p, int k) {
+  // Q_k elements: the volume and face integrands of a constant state, grad phi . adj(J) a and
+  // phi adj(J) a . n, have degree p + 2k - 1 per direction; q Gauss points integrate them exactly
+  // when 2q - 1 >= p + 2k - 1, and the discrete divergence theorem then preserves a free stream.
+  return std::max(p + 2, (p + 2 * k + 1) / 2);
+}
+
 physics::AdvectionDiffusion make_pde(const io::Config& cfg) {
   physics::AdvectionDiffusion pde;
   const auto& ph = cfg.physics;
@@ -77,7 +84,7 @@ parallel::Partition read_and_distribute(const io::Config& cfg, MPI_Comm comm) {
   if (rank == 0) {
     try {
       if (cfg.mesh.box.empty()) {
-        mesh = mesh::read_mesh(resolve_mesh_path(cfg));
+        mesh = mesh::read_any_mesh(resolve_mesh_path(cfg));
       } else {
         try {
           mesh = mesh::generate_box(mesh::parse_box_flags(cfg.mesh.box));
@@ -110,12 +117,14 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
     DG_INPUT_ERROR(cfg.source << ": " << size_ << " ranks for " << global_elements()
                               << " elements: every rank needs at least one element");
   const int p = cfg.discretization.order;
-  const int q =
-      cfg.discretization.quadrature_points > 0 ? cfg.discretization.quadrature_points : p + 2;
+  const int q = cfg.discretization.quadrature_points > 0
+                    ? cfg.discretization.quadrature_points
+                    : default_quadrature_points(p, part_.local.hexes.order);
   BoundaryKinds bc;
   for (int t = 0; t < 6; ++t)
     bc.kind[t] =
         face_kind(cfg.boundary.kind[t].empty() ? cfg.boundary.default_kind : cfg.boundary.kind[t]);
+  bc.other = face_kind(cfg.boundary.default_kind);
   const auto ghosts = parallel::ghost_faces(part_);
   block_ = build_element_block(part_.local, ghosts, p, q, bc, cfg.discretization.geometry);
   pde_ = make_pde(cfg);
