@@ -38,7 +38,11 @@ int import_gmsh(const std::vector<std::string>& args) {
     out = (dot == std::string::npos ? in : in.substr(0, dot)) + ".h5";
   }
   auto mesh = dg::mesh::read_gmsh(in);
-  dg::mesh::build_connectivity(mesh); // refuses non-conforming meshes before writing
+  try {
+    dg::mesh::build_connectivity(mesh); // refuses non-conforming meshes before writing
+  } catch (const dg::InputError& e) {
+    DG_INPUT_ERROR(in << ": " << e.what());
+  }
   mesh.command = "dgmesh import " + in;
   dg::mesh::write_mesh(mesh, out);
   std::printf("dgmesh: %s: %lld elements of geometric order %d, %lld nodes, %zu boundary faces, "

@@ -143,7 +143,7 @@ void curve_mesh(const BoxOptions& opt, const std::int64_t n[3], HexMesh& m) {
             const double th =
                 ring ? 2.0 * pi * (x[0] - opt.origin[0]) / opt.length[0] : x[0] - opt.origin[0];
             const double rad = 1.0 + (x[1] - opt.origin[1]);
-            coords.insert(coords.end(), {rad * std::cos(th), rad * std::sin(th), x[2]});
+            coords.insert(coords.end(), {rad * std::sin(th), rad * std::cos(th), x[2]});
           }
           nodes[std::size_t(e) * nn + a + n1 * (b + n1 * c)] = fine_id[g];
         }
@@ -271,8 +271,9 @@ Flags follow DGM's dgm_mesh where they exist.
                  unit-box coordinates; the box boundary stays put, so periodic faces still
                  match. Meshes that invert (|A| above about 0.25) are refused (default 0)
   -curve K       map the box onto a cylindrical shell about the z axis, represented by
-                 isoparametric elements of geometric order K (1, 2 or 3): radius
-                 r = 1 + (y - y0), angle theta = (x - x0) (radians, Lx < 2 pi), or
+                 isoparametric elements of geometric order K (1, 2 or 3): the point
+                 (r sin theta, r cos theta, z) with radius r = 1 + (y - y0) and angle
+                 theta = (x - x0) (radians, Lx < 2 pi), or
                  theta = 2 pi (x - x0) / Lx with -periodic x (a closed ring; the seam is
                  then an ordinary interior face); z stays. Tags as for the box (default off)
   -perturb A     random motion of interior vertices, each component by up to

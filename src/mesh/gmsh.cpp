@@ -161,7 +161,10 @@ public:
   void end(const std::string& name) {
     const std::string t = at_end() ? std::string() : token();
     if (t.empty()) truncated();
-    if (t != "$End" + name) bad("expected $End" + name + ", found '" + t.substr(0, 20) + "'");
+    if (t != "$End" + name) {
+      if (pos_ >= s_.size()) truncated(); // the keyword itself is cut
+      bad("expected $End" + name + ", found '" + t.substr(0, 20) + "'");
+    }
     section = "the file";
   }
   void skip_section(const std::string& name) {

@@ -92,7 +92,12 @@ parallel::Partition read_and_distribute(const io::Config& cfg, MPI_Comm comm) {
           DG_INPUT_ERROR(cfg.source << ": mesh.box = \"" << cfg.mesh.box << "\": " << e.what());
         }
       }
-      conn = mesh::build_connectivity(mesh);
+      try {
+        conn = mesh::build_connectivity(mesh);
+      } catch (const InputError& e) {
+        if (cfg.mesh.box.empty()) DG_INPUT_ERROR(resolve_mesh_path(cfg) << ": " << e.what());
+        throw;
+      }
     } catch (const InputError& e) {
       error = e.what();
       if (error.empty()) error = cfg.source + ": the mesh could not be read";
