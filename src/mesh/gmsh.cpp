@@ -73,15 +73,15 @@ constexpr int gmsh_hex64[64] = {0,  3,  15, 12, 48, 51, 63, 60, 1,  2,  4,  8,  
 std::string what_is(const ElementType& t) {
   switch (t.kind) {
   case Kind::tet:
-    return "tetrahedra";
+    return "a tetrahedron";
   case Kind::prism:
-    return "prisms";
+    return "a prism";
   case Kind::pyramid:
-    return "pyramids";
+    return "a pyramid";
   case Kind::triangle:
-    return "triangles";
+    return "a triangle";
   default:
-    return "elements";
+    return "an element";
   }
 }
 
@@ -467,7 +467,7 @@ HexMesh read_gmsh(const std::string& path) {
     const ElementType& t = *find_type(e.type);
     if (t.kind == Kind::tet || t.kind == Kind::prism || t.kind == Kind::pyramid ||
         t.kind == Kind::triangle)
-      DG_INPUT_ERROR(path << ": element " << e.id << " is one of the " << what_is(t)
+      DG_INPUT_ERROR(path << ": element " << e.id << " is " << what_is(t)
                           << " (Gmsh type " << t.type
                           << "): dgsolve needs all-hex meshes; in Gmsh recombine (Recombine "
                              "Surface and Extrude with Layers and Recombine, or Mesh.RecombineAll "
