@@ -181,6 +181,39 @@ TEST_CASE("curved elements conserve the integral on a closed domain", "[solver][
   }
 }
 
+TEST_CASE("snapshots sample curved elements through their Q_k map", "[solver][curved]") {
+  // The output lattice of every element is the image of the reference lattice under the
+  // element's own map (not the trilinear map of its corners), so the sampled boundary of the
+  // ring is curved.
+  const dg::io::Config cfg = dg::io::parse_config(
+      curved_yaml("box: \"-nx 4 -ny 2 -nz 1 -periodic xz -curve 3 -shuffle 2\""), "test.yaml", {});
+  dg::Solver s(cfg, MPI_COMM_SELF);
+  s.initialize();
+  const int n = 4;
+  View2 vals;
+  View3 xyz;
+  dg::sample(s.block(), n, vals, xyz);
+  auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xyz);
+  const mesh::HexMesh& m = s.partition().local.hexes;
+  mesh::HexMesh lin = m; // the same corners, trilinear
+  lin.order = 1;
+  lin.nodes.clear();
+  double worst = 0.0, off_chord = 0.0;
+  for (int e = 0; e < s.block().nelem; ++e)
+    for (int pt = 0; pt < n * n * n; ++pt) {
+      const double r[3] = {-1.0 + 2.0 * (pt % n) / (n - 1), -1.0 + 2.0 * ((pt / n) % n) / (n - 1),
+                           -1.0 + 2.0 * (pt / (n * n)) / (n - 1)};
+      const auto x = mesh::map_point(m, e, r[0], r[1], r[2]);
+      for (int d = 0; d < 3; ++d)
+        worst = std::max(worst, std::fabs(hx(e, pt, d) - x[d]));
+      // Distance from the trilinear image of the same point: nonzero on a curved element.
+      const auto y = mesh::map_point(lin, e, r[0], r[1], r[2]);
+      off_chord = std::max(off_chord, std::hypot(x[0] - y[0], x[1] - y[1]));
+    }
+  CHECK(worst < 1e-13);
+  CHECK(off_chord > 0.05); // the sampled points follow the arcs, not the chords
+}
+
 namespace {
 /// The curved sector of angle 0.5 between r = 1 and 1.5, one layer in z (periodic): n x n
 /// elements of order 3; the Fourier mode does not vary in z.
