@@ -252,13 +252,13 @@ TEST_CASE("h-convergence: advection on Q3 curved sectors, p = 1..6",
 
 TEST_CASE("h-convergence: diffusion on Q3 curved sectors, p = 1..4",
           "[convergence][curved][diffusion]") {
-  curved_sweep("diffusion_curved_p1-4", curved_study("diffusion curved Q3", 0.05, "[0,0,0]", 0.01),
+  curved_sweep("diffusion_curved_p1-4", curved_study("diffusion curved Q3", 0.05, "[0,0,0]", 0.02),
                1, 4);
 }
 
 TEST_CASE("h-convergence: diffusion on Q3 curved sectors, p = 5, 6",
           "[convergence][curved][diffusion]") {
-  curved_sweep("diffusion_curved_p5-6", curved_study("diffusion curved Q3", 0.05, "[0,0,0]", 0.002),
+  curved_sweep("diffusion_curved_p5-6", curved_study("diffusion curved Q3", 0.05, "[0,0,0]", 0.004),
                5, 6);
 }
 

@@ -1,8 +1,16 @@
 // Annulus 1 < r < 2 about the z axis, 0 < z < 0.5: a curved all-hex test mesh, periodic in z
 // (or, with -setnumber periodic 0, with physical surfaces "bottom" and "top").
-//   gmsh annulus.geo -3 -order 2 -format msh41 -o annulus_q2.msh   (add -bin for binary)
+// The committed files (gmsh annulus.geo -3 followed by):
+//   annulus_q1.msh        -order 1 -format msh41
+//   annulus_q2_bin.msh    -order 2 -format msh41 -bin
+//   annulus_q3.msh        -order 3 -format msh41
+//   annulus22_q2.msh      -setnumber periodic 0 -order 2 -format msh22
+//   annulus22_q3_bin.msh  -setnumber periodic 0 -order 3 -format msh22 -bin
 // Elements per quarter ring and across it: -setnumber n N, -setnumber nr N (default 2, 2).
 // MSH 2.2 files carry Gmsh's periodic node pairs only with -save_all; use periodic 0 for them.
+// At -order 2 and 3, Gmsh 4.8 reports "Cannot find periodic counterpart" for high-order nodes of
+// the periodic curves and exits with status 1, but writes the whole mesh: dgsolve pairs the
+// periodic faces by the link's affine map and checks that their nodes match.
 DefineConstant[ n = 2, nr = 2, periodic = 1 ];
 Point(1) = {0, 0, 0};
 For q In {0:3}

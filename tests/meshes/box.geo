@@ -1,6 +1,7 @@
 // Straight box [0,1] x [0,2] x [0,1] of 2 x 2 x 2 transfinite hexahedra: at any geometric order
 // every node sits at its trilinear position (the reader's node-order test).
 //   gmsh box.geo -3 -order 3 -format msh41 -o box_q3.msh
+//   gmsh box.geo -3 -order 2 -format msh22 -o box22_q2.msh
 Point(1) = {0, 0, 0}; Point(2) = {1, 0, 0}; Point(3) = {1, 2, 0}; Point(4) = {0, 2, 0};
 Line(1) = {1, 2}; Line(2) = {2, 3}; Line(3) = {3, 4}; Line(4) = {4, 1};
 Curve Loop(1) = {1, 2, 3, 4};
