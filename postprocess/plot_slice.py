@@ -1,7 +1,11 @@
 #!/usr/bin/python3
 """Plots the z-midplane of a dgsolve snapshot (HDF5) as a PNG: the points of the p^3 sub-hex
 sampling nearest the plane, coloured by u.
-    /usr/bin/python3 postprocess/plot_slice.py out/advect_00000.h5 docs/pulse.png"""
+    /usr/bin/python3 postprocess/plot_slice.py SNAPSHOT.h5 FIGURE.png
+
+    # docs/pulse.png: the default job's snapshot at t = 0.75 (p = 4, 8^3 elements)
+    build/src/dgsolve inputs/advect.yaml
+    /usr/bin/python3 postprocess/plot_slice.py out/advect_00003.h5 docs/pulse.png"""
 import sys
 
 import h5py

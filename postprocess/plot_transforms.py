@@ -2,35 +2,29 @@
 """Figures (and markdown tables) of `dgbench transforms --csv FILE` runs, in the style of the
 DGM paper's Figs. 4.1-4.4: backward_transform and inner_product on one GPU against the CPU.
 
-Usage:
+Usage (every argument has a default: the files in docs/data, figures into docs/):
 
-    /usr/bin/python3 postprocess/plot_transforms.py GPU.csv [--cpu1 CPU1.csv] [--cpu16 CPU16.csv]
-        [-o OUTDIR] [--tables]
+    /usr/bin/python3 postprocess/plot_transforms.py [GPU.csv] [--cpu1 CPU1.csv]
+        [--cpu16 CPU16.csv] [--tuning CSV...] [--one-element CSV] [-o OUTDIR] [--tables]
 
-    # the figures in docs/ were made with
-    /usr/bin/python3 postprocess/plot_transforms.py docs/data/transforms_h100.csv \
-        --cpu1 docs/data/transforms_cpu_1rank.csv --cpu16 docs/data/transforms_cpu_16ranks.csv \
-        -o docs --tables
+    # docs/transforms_{dofs,speedup,bandwidth}.png and the tables of docs/performance.md:
+    /usr/bin/python3 postprocess/plot_transforms.py --tables
 
-GPU.csv comes from `dgbench transforms --variants blocked,entry,runtime --team-elems 1,4
---transfer`; CPU1.csv / CPU16.csv from the same bench built for the CPU at 1 and N MPI ranks.
-Writes into OUTDIR:
+GPU.csv (docs/data/transforms_h100.csv) comes from `dgbench transforms --variants conc3
+--team-elems 0 --transfer`: the default concurrent kernel at E = 8..512 and ~1e8 DOF, with the
+host<->device transfer. CPU1.csv / CPU16.csv (docs/data/transforms_cpu_{1rank,16ranks}.csv):
+the same bench built for the CPU at 1 and 16 MPI ranks. --tuning
+(docs/data/transforms_h100_tuning.csv): the concurrent kernels over elements and threads per
+team. --one-element (docs/data/transforms_h100_one_element.csv): the kernels that take a
+team's elements one after another (blocked, entry, runtime). Writes into OUTDIR:
 
 * transforms_dofs.png: DOF/s against E (log-log) for several p, GPU kernel only (solid) and
-  with the host<->device transfer of input and output (dashed); one panel per operator. The best
-  variant / elements-per-team at each point.
+  with the host<->device transfer of input and output (dashed); one panel per operator.
 * transforms_speedup.png: GPU rate over CPU rate against p, at E = 512 and at the largest size
   of each run (GPU ~1e8 DOF, CPU ~2e6 DOF per rank), with and without the transfer.
-* transforms_bandwidth.png: fraction of the measured copy bandwidth against p at the largest
-  GPU size, one line per variant (blocked, entry with 1 and 4 elements per team, runtime).
-* transforms_concurrent.png (with --concurrent CSV...): the same fraction for the best of the
-  one-element-at-a-time kernels (blocked, entry) and of the concurrent ones (conc, conc2,
-  conc3, conc-entry, any elements per team and team size) over all the CSVs given, e.g.
-
-      /usr/bin/python3 postprocess/plot_transforms.py docs/data/transforms_h100.csv -o docs \
-          --concurrent docs/data/transforms_h100_conc.csv docs/data/transforms_h100_conc3.csv \
-          docs/data/transforms_h100_p8_sweep.csv docs/data/transforms_h100_conc_high.csv \
-          --current docs/data/transforms_h100_s7_conc.csv docs/data/transforms_h100_s7_p8_sweep.csv
+* transforms_bandwidth.png: bytes (input + output once) per second over the 2.99 TB/s copy
+  roofline at ~1e8 DOF against p: the default kernel, its best configuration per p (--tuning)
+  and the best one-element-at-a-time kernel (--one-element).
 
 The "largest size" of a run is, for each (op, p), the element count that is not one of the
 paper's sizes 8..512. Speedups compare rates (DOF/s, all ranks together), each platform at its
@@ -48,6 +42,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 PAPER_SIZES = {8, 16, 32, 64, 128, 256, 512}
+COPY_ROOFLINE_GBS = 2990.0  # device-to-device copy on the H100, bytes read + written
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.normpath(os.path.join(HERE, os.pardir, "docs", "data"))
+DOCS = os.path.normpath(os.path.join(HERE, os.pardir, "docs"))
 OPS = ("backward", "inner")
 
 
@@ -64,8 +62,6 @@ def read(path):
                     r[k] = float(r[k])
                 else:
                     r[k] = None
-            r["label"] = r["variant"] + ("" if r["variant"] == "runtime" else
-                                         f"/{r['team_elems']}")
             rows.append(r)
     return rows
 
@@ -154,20 +150,10 @@ def plot_speedup(gpu, cpus, out):
     return save(fig, out, "transforms_speedup.png")
 
 
-def bandwidth(gpu, op):
-    """label -> [(p, row)] at the largest size."""
-    res = {}
-    for p in orders(gpu):
-        E = big_E(gpu, op, p)
-        for r in gpu:
-            if r["op"] == op and r["p"] == p and r["E"] == E:
-                res.setdefault(r["label"], []).append((p, r))
-    return res
-
-
-def save(fig, out, name):
-    """Lays out, writes out/name and closes the figure; returns the path."""
-    fig.tight_layout()
+def save(fig, out, name, layout=True):
+    """Lays out (unless done), writes out/name and closes the figure; returns the path."""
+    if layout:
+        fig.tight_layout()
     path = os.path.join(out, name)
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -176,66 +162,74 @@ def save(fig, out, name):
 
 def bandwidth_axes(ax, title, ymax):
     """A fraction-of-copy-bandwidth panel against p, with the 70% target line."""
-    ax.axhline(0.7, color="k", ls="--", lw=0.8, label="target 70%")
+    ax.axhline(0.7, color="k", ls="--", lw=0.8, label="70% of the roofline")
     ax.set_title(title)
     ax.set_xlabel("order p (q = p + 2)")
     ax.set_ylim(0, ymax)
     ax.grid(True, alpha=0.3)
 
 
-def plot_bandwidth(gpu, out):
+def best_fraction(rows, op, variants=None):
+    """(p, best row) at ~1e8 DOF (more than 5e7) per p, over the given variants (None: all)."""
+    res = []
+    for p in orders(rows):
+        c = [r for r in rows if r["op"] == op and r["p"] == p and r["dof"] > 5e7
+             and (variants is None or r["variant"] in variants) and r["gb_per_s"] is not None]
+        if c:
+            res.append((p, max(c, key=lambda r: r["gb_per_s"])))
+    return res
+
+
+def plot_bandwidth(gpu, tuning, one_element, out):
+    """Bytes per second over the 2.99 TB/s copy roofline at ~1e8 DOF against p: the default
+    concurrent kernel, its best configuration per p, and the one-element-at-a-time kernels."""
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    lines = [("conc3, default elements and threads per team", gpu, None, "o-")]
+    if tuning:
+        lines.append(("best concurrent configuration (conc2, conc3; elements, threads)", tuning,
+                      None, "s-"))
+    if one_element:
+        lines.append(("best one-element-at-a-time kernel (blocked, entry)", one_element,
+                      ("blocked", "entry"), "x:"))
     for ax, op in zip(axes, OPS):
-        for lab, pts in sorted(bandwidth(gpu, op).items()):
-            ax.plot([p for p, _ in pts], [r["frac_copy_bw"] for _, r in pts], "o-", ms=4,
-                    label=lab)
-        bandwidth_axes(ax, f"{op}, ~1e8 DOF", 1.0)
-    axes[0].set_ylabel("fraction of measured copy bandwidth")
-    axes[1].legend(fontsize=8, title="variant/elements per team", title_fontsize=8)
-    fig.suptitle("Transforms: bytes (input + output) per second over the copy bandwidth")
-    return save(fig, out, "transforms_bandwidth.png")
+        for lab, src, variants, style in lines:
+            pts = best_fraction(src, op, variants)
+            ax.plot([p for p, _ in pts], [r["gb_per_s"] / COPY_ROOFLINE_GBS for _, r in pts],
+                    style, ms=4, label=lab)
+        bandwidth_axes(ax, f"{op}, ~1e8 DOF", 1.05)
+    axes[0].set_ylabel("GB/s (input + output) / 2990 GB/s")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.suptitle("Transforms on one H100: fraction of the copy roofline")
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8)
+    return save(fig, out, "transforms_bandwidth.png", layout=False)
 
 
-def plot_concurrent(rows, out, current=None):
-    """Best fraction of the copy bandwidth at ~1e8 DOF: sequential vs concurrent kernels, and
-    (current: rows of later runs) the concurrent kernels as they are now."""
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    conc = ("conc", "conc2", "conc3", "conc-entry")
-    groups = {"one element after another (blocked, entry)": (rows, ("blocked", "entry")),
-              "concurrent elements (conc, conc2, conc3, conc-entry)": (rows, conc)}
-    if current:
-        groups["concurrent, x contraction in place (session 7)"] = (current, conc)
-    for ax, op in zip(axes, OPS):
-        for lab, (src, variants) in groups.items():
-            pts = []
-            for p in orders(src):
-                c = [r for r in src if r["op"] == op and r["p"] == p and r["dof"] > 5e7
-                     and r["variant"] in variants and r["frac_copy_bw"] is not None]
-                if c:
-                    pts.append((p, max(r["frac_copy_bw"] for r in c)))
-            ax.plot([p for p, _ in pts], [f for _, f in pts], "o-", ms=4, label=lab)
-        bandwidth_axes(ax, f"{op}, ~1e8 DOF, best configuration per p", 1.15)
-    axes[0].set_ylabel("fraction of measured copy bandwidth")
-    axes[1].legend(fontsize=8)
-    fig.suptitle("Transforms on one H100: concurrent elements per team")
-    return save(fig, out, "transforms_concurrent.png")
+def config(r):
+    """variant/elements per team/threads per team (0: the default)."""
+    return f"{r['variant']}/{r['team_elems']}/{r.get('team_size') or 0}"
 
 
-def tables(gpu, cpus):
+def tables(gpu, cpus, tuning):
+    print("\nAt ~1e8 DOF: GB/s, fraction of 2.99 TB/s, GFLOP/s (default conc3) and the best "
+          "configuration per p\n")
+    head = []
     for op in OPS:
-        bw = bandwidth(gpu, op)
-        labs = sorted(bw)
-        print(f"\n{op}, largest GPU size: GB/s / fraction of copy bandwidth / GFLOP/s\n")
-        print("| p | DOF | " + " | ".join(labs) + " |")
-        print("|---:|---:|" + "---:|" * len(labs))
-        ps = [p for p, _ in bw[labs[0]]]
-        for i, p in enumerate(ps):
-            cells = []
-            for lab in labs:
-                r = dict(bw[lab])[p]
-                cells.append(f"{r['gb_per_s']:.0f} / {100 * r['frac_copy_bw']:.0f}% / "
-                             f"{r['gflops']:.0f}")
-            print(f"| {p} | {dict(bw[labs[0]])[p]['dof']:.3g} | " + " | ".join(cells) + " |")
+        head += [f"{op}: default", f"{op}: best (variant/NE/threads)"]
+    print("| p | " + " | ".join(head) + " |")
+    print("|---:|" + "---:|" * len(head))
+    default = {op: dict(best_fraction(gpu, op)) for op in OPS}
+    best = {op: dict(best_fraction(tuning or [], op)) for op in OPS}
+    for p in orders(gpu):
+        cells = []
+        for op in OPS:
+            r = default[op].get(p)
+            cells.append("" if r is None else f"{r['gb_per_s']:.0f} / "
+                         f"{100 * r['gb_per_s'] / COPY_ROOFLINE_GBS:.0f}% / {r['gflops']:.0f}")
+            b = best[op].get(p)
+            cells.append("" if b is None else f"{b['gb_per_s']:.0f} / "
+                         f"{100 * b['gb_per_s'] / COPY_ROOFLINE_GBS:.0f}% ({config(b)})")
+        print(f"| {p} | " + " | ".join(cells) + " |")
     for op in OPS:
         print(f"\n{op}: GPU speedup (kernel only / GPU with transfer), best variant each side\n")
         cols = []
@@ -256,14 +250,19 @@ def tables(gpu, cpus):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("gpu", help="CSV of dgbench transforms on the GPU (with --transfer)")
-    ap.add_argument("--cpu1", help="CSV of the CPU build at 1 rank")
-    ap.add_argument("--cpu16", help="CSV of the CPU build at 16 ranks")
-    ap.add_argument("-o", "--outdir", default=".", help="folder for the PNGs")
+    ap.add_argument("gpu", nargs="?", default=os.path.join(DATA, "transforms_h100.csv"),
+                    help="CSV of dgbench transforms on the GPU (with --transfer)")
+    ap.add_argument("--cpu1", default=os.path.join(DATA, "transforms_cpu_1rank.csv"),
+                    help="CSV of the CPU build at 1 rank ('' for none)")
+    ap.add_argument("--cpu16", default=os.path.join(DATA, "transforms_cpu_16ranks.csv"),
+                    help="CSV of the CPU build at 16 ranks ('' for none)")
+    ap.add_argument("--tuning", nargs="*",
+                    default=[os.path.join(DATA, "transforms_h100_tuning.csv")],
+                    help="CSVs of the concurrent kernels over elements and threads per team")
+    ap.add_argument("--one-element", default=os.path.join(DATA, "transforms_h100_one_element.csv"),
+                    help="CSV of the one-element-at-a-time kernels ('' for none)")
+    ap.add_argument("-o", "--outdir", default=DOCS, help="folder for the PNGs")
     ap.add_argument("--tables", action="store_true", help="print markdown tables")
-    ap.add_argument("--concurrent", nargs="+", help="CSVs with the concurrent variants")
-    ap.add_argument("--current", nargs="+",
-                    help="CSVs of the concurrent variants as they are now (a third line)")
     a = ap.parse_args(argv)
     gpu = read(a.gpu)
     cpus = {}
@@ -271,17 +270,15 @@ def main(argv=None):
         cpus["1 core"] = read(a.cpu1)
     if a.cpu16:
         cpus["16 ranks"] = read(a.cpu16)
+    tuning = [r for path in a.tuning for r in read(path)]
+    one_element = read(a.one_element) if a.one_element else []
     os.makedirs(a.outdir, exist_ok=True)
     print(plot_dofs(gpu, a.outdir))
     if cpus:
         print(plot_speedup(gpu, cpus, a.outdir))
-    print(plot_bandwidth(gpu, a.outdir))
-    if a.concurrent:
-        rows = gpu + [r for path in a.concurrent for r in read(path)]
-        current = [r for path in a.current for r in read(path)] if a.current else None
-        print(plot_concurrent(rows, a.outdir, current))
+    print(plot_bandwidth(gpu, tuning, one_element, a.outdir))
     if a.tables:
-        tables(gpu, cpus)
+        tables(gpu, cpus, tuning)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 #include "dg/dg/fixed_order.hpp"
 
 #include "dg/core/error.hpp"
-#include "fixed_kernels.hpp"
+#include "fixed/modal_records.hpp"
 
 #define DG_FIXED_DECLARE(p)                                                                        \
   void stage_p##p(const StageArgs&);                                                               \

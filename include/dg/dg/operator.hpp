@@ -87,11 +87,11 @@ struct KernelVariant {
   /// (dgbench stage --variants modal-entry).
   bool modal_pencil = true;
   /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up
-  /// to order modal_diffusion_max_order. With the pencil kernels (session 4) it is faster than
-  /// the quadrature path at every measured order: 1.3 to 2.9x on the H100 over the session-3
-  /// modal kernel (itself 3 to 9.5x over quadrature) and 1.4 to 2.7x over quadrature on one CPU
-  /// core for p = 2..8 (docs/performance.md). The session-3 entry-wise kernel was slower than
-  /// quadrature on CPUs from p = 5, hence the option.
+  /// to order modal_diffusion_max_order. With the pencil kernel it is faster than the
+  /// quadrature path at every measured order: on the H100 1.3 to 2.9x over the entry-wise modal
+  /// kernel (modal_pencil = false; itself 3 to 9.5x over quadrature), on one CPU core 1.4 to
+  /// 2.7x over quadrature for p = 2..8 (docs/performance.md). The entry-wise modal kernel is
+  /// slower than quadrature on CPUs from p = 5, hence the option.
   bool modal_diffusion = true;
   int modal_diffusion_max_order = 15;
   /// Whether advection-diffusion of order p takes the modal path (given an affine block).

@@ -1,0 +1,716 @@
+// The modal path's stage kernel in pencil form (ModalPencil<DIFF>), the stage the solver runs on
+// affine blocks with constant velocity and no Dirichlet faces: ne elements per team, face passes
+// one thread per face coefficient pair, the volume pass one thread per x-pencil, the update and
+// the stores one thread per mode; with the lsrk epilogue it emits the modal traces of the updated
+// state, with traces_only those of block.u. Per element it reads u and the register and writes
+// both, reads its record and 6 neighbour words (modal_records.hpp) and the neighbours' modal
+// traces (P^2 coefficients per face, ncomp = 1, or 2 with diffusion), and writes its own traces;
+// without diffusion only the inflow faces' traces are read and the outflow faces' emitted (3 of
+// 6 on the benchmark meshes). Bytes per DOF (stage_bytes_per_dof): advection 32 + 48 / P + 128 /
+// P^3, advection-diffusion 32 + 192 / P + 488 / P^3.
+#pragma once
+
+#include "dg/dg/face_flux.hpp"
+#include "fixed/contract.hpp"
+#include "fixed/device.hpp"
+#include "fixed/modal_records.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+namespace dg::fixed {
+
+template <int P, int Q>
+struct ModalPencilPath : Tensor<P, Q> {
+  using T = Tensor<P, Q>;
+  using T::P2;
+  using T::P3;
+
+  /// The modal stage in pencil form: the same discretisation and answer as Modal<DIFF>,
+  /// organised for few shared-memory accesses and instructions per degree of freedom (the
+  /// entry-wise modal kernel is bound by its shared-memory traffic, docs/performance.md):
+  ///  * inputs come as per-element records and per-face neighbour words built once per
+  ///    operator (build_modal_records), copied into team scratch with asynchronous copies
+  ///    together with the states, registers and neighbour traces (copy_async); without
+  ///    diffusion only inflow faces' neighbour traces are read and only outflow faces' own
+  ///    traces emitted (the upwind flux);
+  ///  * face passes run one thread per face coefficient pair (a, b) through all six faces, so
+  ///    the pencil strides are compile-time constants and the two faces of a direction share
+  ///    their pencil loads (E_0(m) = (-1)^m E_1(m), dE_0(m) = (-1)^(m+1) dE_1(m) for the
+  ///    orthonormal Legendre basis);
+  ///  * the volume pass runs one thread per x-pencil (j, l): the x-direction works on the pencil
+  ///    in registers with compile-time indices, so the structural zeros of S(i, q) =
+  ///    int phi_i' phi_q (non-zero only for q < i, i + q odd) and K(i, q) = int phi_i' phi_q'
+  ///    (i + q even, i, q >= 1) are skipped at compile time (checked where the tables are
+  ///    built); the y- and z-directions use one row of S (and K) per thread; with diffusion the
+  ///    x-y and x-z cross terms reuse the y- and z-contractions, the y-z cross terms are summed
+  ///    over the (y, z) plane with broadcast loads; every cross term runs only where the
+  ///    element's metric has it;
+  ///  * the update and the global stores run per mode after a barrier (coalesced).
+  template <bool DIFF>
+  struct ModalPencil : ModalFields {
+
+    /// Per-element record (mrec, ModalRecordLayout): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|,
+    /// with diffusion [4..12] G = adj adj^T / |J| (volume_record); face f at FR + FS f: with
+    /// diffusion as written by face_record, its type at FT; advection (a . n) dS alone.
+    using Layout = ModalRecordLayout<DIFF>;
+    static constexpr int FR = Layout::FR, FS = Layout::FS, FT = Layout::FT, GR = Layout::GR;
+    /// Team: S, E_1, and with diffusion K, dE_1.
+    static constexpr int TD = DIFF ? 2 * P2 + 2 * P : P2 + P;
+    /// Element: U, R, Fm (neighbour's values, then fluxes), with diffusion Gn (neighbour's
+    /// normal gradients), TU, TN (own face values and normal derivatives), Dl (symmetry jumps);
+    /// the record.
+    /// States in scratch with x-rows of PX doubles: P + 1 where P is a multiple of 8, so that
+    /// the pencils of neighbouring threads do not fall on the same shared-memory banks.
+    static constexpr int PX = P % 8 == 0 ? P + 1 : P, PY = PX * P, UX = PY * P;
+    /// ... and per face the neighbour's orientation signs by the parities of (a, b), SG
+    /// doubles after the record.
+    static constexpr int RS = 2 * UX + (DIFF ? 5 : 1) * 6 * P2, SG = 24;
+    static constexpr int ED = RS + GR + SG;
+    /// Team scratch: the tables; one element buffer (ne ED), two when a team takes several
+    /// batches (the next batch is loaded into the other); three buffers of neighbour words
+    /// (6 ne each: the batch computed, the batch loaded, the batch after).
+    KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne, int batches) {
+      return TD + (batches > 1 ? 2 : 1) * ne * ED + 3 * 6 * ne;
+    }
+
+    /// Values (t) and normal derivatives (n) at the faces s = 0, 1 of direction D of pencil
+    /// (a, b) from the even and odd partial sums.
+    template <int D, bool WITH_N>
+    KOKKOS_FORCEINLINE_FUNCTION static void
+    face_pair(const double* U, int a, int b, const double* E1, const double* dE1, double& t0,
+              double& t1, double& n0, double& n1) {
+      constexpr int stride = D == 0 ? 1 : (D == 1 ? PX : PY);
+      const double* v = U + (D == 0 ? PX * (a + P * b) : (D == 1 ? a + PY * b : a + PX * b));
+      double even = 0.0, odd = 0.0, deven = 0.0, dodd = 0.0;
+      DG_UNROLL
+      for (int m = 0; m < P; ++m) {
+        const double x = v[m * stride];
+        if (m % 2 == 0) {
+          even += E1[m] * x;
+          if (WITH_N) deven += dE1[m] * x;
+        } else {
+          odd += E1[m] * x;
+          if (WITH_N) dodd += dE1[m] * x;
+        }
+      }
+      t0 = even - odd;
+      t1 = even + odd;
+      n0 = dodd - deven;
+      n1 = deven + dodd;
+    }
+
+    /// Direction D = 1 (y) or 2 (z) of the volume terms of an x-pencil, o = j or l its index
+    /// along D, Ud the pencil plane (U(i, q) = Ud[i + stride_D q]): advection c v(i), diffusion
+    /// -gdd K-contraction, and the cross terms with x, -g0d sum_q S(i, q) w(q) -
+    /// gd0 sum_r S(r, i) v(r), where v = S(o, :) . U and w = S(:, o) . U along D.
+    template <int D, bool CROSS>
+    KOKKOS_FORCEINLINE_FUNCTION static void
+    cross_terms(double* acc, const double* Ud, const double* S, const double* K, int o, double c,
+                double gdd, double g0d, double gd0) {
+      constexpr int stride = D == 1 ? PX : PY;
+      double v[P], w[CROSS ? P : 1];
+      DG_UNROLL
+      for (int i = 0; i < P; ++i) {
+        v[i] = 0.0;
+        if (CROSS) w[i] = 0.0;
+      }
+      DG_UNROLL
+      for (int q = 0; q < P; ++q) {
+        const double sv = S[o * P + q], sk = gdd * K[o * P + q];
+        const double sw = CROSS ? S[q * P + o] : 0.0;
+        DG_UNROLL
+        for (int i = 0; i < P; ++i) {
+          const double x = Ud[i + stride * q];
+          v[i] += sv * x;
+          if (CROSS) w[i] += sw * x;
+          acc[i] -= sk * x;
+        }
+      }
+      DG_UNROLL
+      for (int i = 0; i < P; ++i) {
+        double x = 0.0;
+        if (CROSS) {
+          DG_UNROLL
+          for (int q = 0; q < P; ++q) {
+            if ((i + q) % 2 == 1 && q < i) x += g0d * S[i * P + q] * w[q];
+            if ((i + q) % 2 == 1 && i < q) x += gd0 * S[q * P + i] * v[q];
+          }
+        }
+        acc[i] += c * v[i] - x;
+      }
+    }
+
+    /// grad u . n at face coefficient ab = (a, b) of face f from the face values TU, TN; Sa,
+    /// Sb the columns a, b of S.
+    KOKKOS_FORCEINLINE_FUNCTION static double face_gradient(const double* fr, int f, int ab, int a,
+                                                            int b, const double* Sa,
+                                                            const double* Sb, const double* TU,
+                                                            const double* TN) {
+      const int d = f / 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
+      const double gn = fr[2 + d] * TN[f * P2 + ab];
+      if (fr[2 + ta] == 0.0 && fr[2 + tb] == 0.0) return gn; // J^{-1} n along the normal
+      const double* T = TU + f * P2;
+      double da = 0.0, db = 0.0;
+      DG_UNROLL
+      for (int q = 0; q < P; ++q) {
+        da += Sa[q] * T[q + P * b];
+        db += Sb[q] * T[a + P * q];
+      }
+      return gn + fr[2 + ta] * da + fr[2 + tb] * db;
+    }
+
+    /// Face values (and with diffusion normal derivatives) of the states U of the team's
+    /// elements into TU, TN: one thread per (element, a, b).
+    KOKKOS_FORCEINLINE_FUNCTION void face_values(const TeamMember& team, const double* E,
+                                                 const double* dE, double* base, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+        const double* U = base + k * ED;
+        double* TU = base + k * ED + 2 * UX + 12 * P2;
+        double* TN = TU + 6 * P2;
+        double E1[P], dE1[P];
+        DG_UNROLL
+        for (int m = 0; m < P; ++m) {
+          E1[m] = E[m];
+          dE1[m] = dE[m];
+        }
+        face_pair<0, true>(U, a, b, E1, dE1, TU[ab], TU[P2 + ab], TN[ab], TN[P2 + ab]);
+        face_pair<1, true>(U, a, b, E1, dE1, TU[2 * P2 + ab], TU[3 * P2 + ab], TN[2 * P2 + ab],
+                           TN[3 * P2 + ab]);
+        face_pair<2, true>(U, a, b, E1, dE1, TU[4 * P2 + ab], TU[5 * P2 + ab], TN[4 * P2 + ab],
+                           TN[5 * P2 + ab]);
+      });
+    }
+
+    /// Face coefficients of the states U of the team's nl elements into trace_out (with
+    /// diffusion also the normal gradients; a barrier inside).
+    KOKKOS_FORCEINLINE_FUNCTION void emit(const TeamMember& team, const double* S, const double* E,
+                                          const double* dE, double* base, const long long* wds,
+                                          int e0, int nl) const {
+      if (DIFF) {
+        face_values(team, E, dE, base, nl);
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+          const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+          const int e = elem(e0 + k);
+          const double* TU = base + k * ED + 2 * UX + 12 * P2;
+          const double* TN = TU + 6 * P2;
+          const double* rec = TU + 18 * P2;
+          double Sa[P], Sb[P];
+          DG_UNROLL
+          for (int q = 0; q < P; ++q) {
+            Sa[q] = S[q * P + a];
+            Sb[q] = S[q * P + b];
+          }
+          DG_UNROLL
+          for (int f = 0; f < 6; ++f) {
+            trace_out(e, f, ab, 0) = TU[f * P2 + ab];
+            trace_out(e, f, ab, 1) = face_gradient(rec + FR + FS * f, f, ab, a, b, Sa, Sb, TU, TN);
+          }
+        });
+        return;
+      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+        const double* U = base + k * ED;
+        const int e = elem(e0 + k);
+        double E1[P];
+        DG_UNROLL
+        for (int m = 0; m < P; ++m)
+          E1[m] = E[m];
+        double t0, t1, n0, n1;
+        // The faces a neighbour reads (all of them without words: the trace kernel).
+        const long long* w = wds ? wds + 6 * k : nullptr;
+        auto put = [&](int f, double v) {
+          if (!w || ((w[f] >> word_emit) & 1)) trace_out(e, f, ab, 0) = v;
+        };
+        face_pair<0, false>(U, a, b, E1, E1, t0, t1, n0, n1);
+        put(0, t0);
+        put(1, t1);
+        face_pair<1, false>(U, a, b, E1, E1, t0, t1, n0, n1);
+        put(2, t0);
+        put(3, t1);
+        face_pair<2, false>(U, a, b, E1, E1, t0, t1, n0, n1);
+        put(4, t0);
+        put(5, t1);
+      });
+    }
+
+    KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+      double* scratch = static_cast<double*>(
+          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles(ne, batches)));
+      if (level == 0)
+        run<true>(team, shared_space(scratch));
+      else
+        run<false>(team, scratch);
+    }
+
+    /// Elements of batch bi (ne, fewer in the last batch).
+    KOKKOS_FORCEINLINE_FUNCTION int batch_elems(int bi) const {
+      const int left = static_cast<int>(elems.extent(0)) - bi * ne;
+      return left < ne ? left : ne;
+    }
+
+    /// Copies the neighbour words of batch bi into dst (asynchronous copies).
+    template <bool SHARED>
+    KOKKOS_FORCEINLINE_FUNCTION void copy_words(const TeamMember& team, int bi,
+                                                long long* dst) const {
+      const int e0 = bi * ne;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, batch_elems(bi) * 6), [&](int idx) {
+        copy_async<SHARED>(dst + idx, &mwords(elem(e0 + idx / 6), idx % 6));
+      });
+    }
+
+    /// Issues the loads of batch bi into the element buffer base (asynchronous copies): the
+    /// states and registers, the records, the neighbours' traces as stored (wds: the batch's
+    /// neighbour words, loaded one batch earlier; the orientation's sign flips are applied in
+    /// the flux pass), and the neighbour words of batch bw (if bw >= 0) into wnext.
+    template <bool SHARED>
+    KOKKOS_FORCEINLINE_FUNCTION void issue(const TeamMember& team, int bi, double* base,
+                                           const long long* wds, int bw, long long* wnext) const {
+      const bool lsrk = ep.mode == Epilogue::lsrk;
+      const int e0 = bi * ne, nl = batch_elems(bi);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3, e = elem(e0 + k);
+        double* U = base + k * ED;
+        const int pm = m + (PX - P) * (m / P); // padded position
+        copy_async<SHARED>(U + pm, &u(e, m));
+        if (lsrk && !traces_only) copy_async<SHARED>(U + UX + pm, &reg(e, m));
+      });
+      if (!traces_only || DIFF) // the gradients' J^{-1} n
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * GR), [&](int idx) {
+          const int k = idx / GR, g = idx % GR;
+          copy_async<SHARED>(base + k * ED + RS + g, &mrec(elem(e0 + k), g));
+        });
+      if (traces_only) return;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * SG), [&](int idx) {
+        const int k = idx / SG, f = (idx % SG) / 4, pa = idx & 1, pb = (idx >> 1) & 1;
+        const long long w = wds[6 * k + f];
+        base[k * ED + RS + GR + idx % SG] =
+            (((w >> word_sign_a) & pa) ^ ((w >> word_sign_b) & pb)) & 1 ? -1.0 : 1.0;
+      });
+      const int nc = static_cast<int>(trace.extent(3));
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+        const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
+        const long long w = wds[6 * k + f];
+        double* Fm = base + k * ED + 2 * UX;
+        if (!((w >> word_present) & (w >> word_read) & 1)) {
+          // Boundary faces (outflow: replaced by u_in) and faces the upwind flux takes from
+          // this side: 0.
+          Fm[fab] = 0.0;
+          if (DIFF) Fm[6 * P2 + fab] = 0.0;
+          return;
+        }
+        const int a = ab % P, b = ab / P;
+        const double* src = ((w >> word_ghost) & 1) ? ghost.data() : trace.data();
+        src += (w & word_offset_mask) + (((w >> word_swap) & 1) ? b + P * a : a + P * b) * nc;
+        copy_async<SHARED>(Fm + fab, src);
+        if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, src + 1);
+      });
+      if (bw >= 0) copy_words<SHARED>(team, bw, wnext);
+    }
+
+    /// Batches of ne elements, bi = league rank + i league size for i = 0, 1, ...: the loads of
+    /// batch i + 1 (and the neighbour words of batch i + 2) are in flight while batch i is
+    /// computed, so a team waits for memory with nothing else to do only before its first
+    /// batch.
+    template <bool SHARED>
+    KOKKOS_FORCEINLINE_FUNCTION void run(const TeamMember& team, double* S) const {
+      const int nelem = static_cast<int>(elems.extent(0));
+      const int nb = (nelem + ne - 1) / ne, L = team.league_size();
+      int bi = team.league_rank();
+      if (bi >= nb) return; // the whole team
+      double* E = S + P2;   // E_1(m) = phi_m(1)
+      double* K = E + P;    // diffusion: K(i, q) = int phi_i' phi_q'
+      double* dE = K + P2;  // diffusion: dE_1(m) = phi_m'(1)
+      double* buf = S + TD;
+      long long* wbuf = reinterpret_cast<long long*>(buf + (batches > 1 ? 2 : 1) * ne * ED);
+
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TD), [&](int m) {
+        if (m < P2)
+          S[m] = tables.S(m / P, m % P);
+        else if (m < P2 + P)
+          E[m - P2] = tables.E(1, m - P2);
+        else if (m < 2 * P2 + P)
+          K[m - P2 - P] = tables.K((m - P2 - P) / P, (m - P2 - P) % P);
+        else
+          dE[m - 2 * P2 - P] = tables.dE(1, m - 2 * P2 - P);
+      });
+      // Prologue: the first batch's neighbour words; its loads and the second batch's words.
+      const bool words = !traces_only;
+      if (words) {
+        copy_words<SHARED>(team, bi, wbuf);
+        copy_wait();
+        team.team_barrier();
+      }
+      issue<SHARED>(team, bi, buf, wbuf, words && bi + L < nb ? bi + L : -1, wbuf + 6 * ne);
+      for (int i = 0; bi < nb; ++i, bi += L) {
+        copy_wait();
+        team.team_barrier();
+        const int bn = bi + L;
+        if (bn < nb)
+          issue<SHARED>(team, bn, buf + ((i + 1) & 1) * ne * ED, wbuf + ((i + 1) % 3) * 6 * ne,
+                        words && bn + L < nb ? bn + L : -1, wbuf + ((i + 2) % 3) * 6 * ne);
+        compute(team, S, E, K, dE, buf + (i & 1) * ne * ED, wbuf + (i % 3) * 6 * ne, bi);
+      }
+    }
+
+    /// The stage of batch bi from its loaded buffer base and neighbour words wds.
+    KOKKOS_FORCEINLINE_FUNCTION void compute(const TeamMember& team, const double* S,
+                                             const double* E, const double* K, const double* dE,
+                                             double* base, const long long* wds, int bi) const {
+      const bool lsrk = ep.mode == Epilogue::lsrk;
+      const int e0 = bi * ne, nl = batch_elems(bi);
+      if (traces_only) {
+        emit(team, S, E, dE, base, nullptr, e0, nl);
+        return;
+      }
+
+      // 2. Upwind (+ SIPG) fluxes: one thread per face coefficient (a, b) through the six faces.
+      if (DIFF) {
+        face_values(team, E, dE, base, nl);
+        team.team_barrier();
+      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+        const double* U = base + k * ED;
+        double* Fm = base + k * ED + 2 * UX;
+        const double* rec = Fm + (DIFF ? 5 : 1) * 6 * P2;
+        const double* sgn = rec + GR + (a & 1) + 2 * (b & 1); // orientation signs, sgn[4 f]
+        double t[6];
+        double Sa[DIFF ? P : 1], Sb[DIFF ? P : 1];
+        if (DIFF) {
+          const double* TU = Fm + 12 * P2;
+          DG_UNROLL
+          for (int f = 0; f < 6; ++f)
+            t[f] = TU[f * P2 + ab];
+          DG_UNROLL
+          for (int q = 0; q < (DIFF ? P : 1); ++q) {
+            Sa[q] = S[q * P + a];
+            Sb[q] = S[q * P + b];
+          }
+        } else {
+          double E1[P], n0, n1;
+          DG_UNROLL
+          for (int m = 0; m < P; ++m)
+            E1[m] = E[m];
+          face_pair<0, false>(U, a, b, E1, E1, t[0], t[1], n0, n1);
+          face_pair<1, false>(U, a, b, E1, E1, t[2], t[3], n0, n1);
+          face_pair<2, false>(U, a, b, E1, E1, t[4], t[5], n0, n1);
+        }
+        DG_UNROLL
+        for (int f = 0; f < 6; ++f) {
+          const double* fr = rec + FR + FS * f;
+          const double uin = t[f];
+          // Advection: (a . n) dS in the record; a face without a neighbour is an outflow face.
+          const double an = fr[0], dS = DIFF ? fr[1] : 1.0;
+          // (FT is -1 without diffusion: the index is guarded for the branch not taken.)
+          const bool outflow = DIFF ? static_cast<int>(fr[DIFF ? FT : 0]) == face_outflow
+                                    : !((wds[6 * k + f] >> word_present) & 1);
+          // The neighbour's value as copied, re-oriented; 0 on boundary faces (as stored by
+          // issue), this side's on outflow faces.
+          const double sg = sgn[4 * f];
+          const double uout = outflow ? uin : sg * Fm[f * P2 + ab];
+          double flux = physics::upwind_flux(an, uin, uout);
+          if (DIFF) {
+            const double* TU = Fm + 12 * P2;
+            const double gin = face_gradient(fr, f, ab, a, b, Sa, Sb, TU, TU + 6 * P2);
+            const double gout = outflow ? gin : sg * Fm[6 * P2 + f * P2 + ab];
+            flux += physics::sipg_flux(nu, fr[5], uin, uout, gin, gout);
+            Fm[24 * P2 + f * P2 + ab] = 0.5 * nu * (uin - uout) * dS; // Dl
+          }
+          Fm[f * P2 + ab] = -flux * dS;
+        }
+      });
+      team.team_barrier();
+
+      // 3. Volume and lifted face terms, M^{-1}: one thread per x-pencil (j, l) of an element,
+      //    its P results accumulated in registers.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
+        const double* U = base + k * ED;
+        double* R = base + k * ED + UX + PX * jl;
+        const double* Fm = base + k * ED + 2 * UX;
+        const double* rec = Fm + (DIFF ? 5 : 1) * 6 * P2;
+        const double* G = rec + 4; // diffusion: G(d, d') = G[3 d + d']
+        const double c0 = rec[0], c1 = rec[1], c2 = rec[2];
+        double acc[P];
+        // x: the pencil in registers, compile-time indices.
+        {
+          double u0[P];
+          DG_UNROLL
+          for (int q = 0; q < P; ++q)
+            u0[q] = U[PX * jl + q];
+          const double fx0 = Fm[jl], fx1 = Fm[P2 + jl];
+          const double g00 = DIFF ? nu * G[0] : 0.0;
+          DG_UNROLL
+          for (int i = 0; i < P; ++i) {
+            double v = 0.0, vk = 0.0;
+            DG_UNROLL
+            for (int q = 0; q < P; ++q) {
+              if ((i + q) % 2 == 1 && q < i) v += S[i * P + q] * u0[q];
+              if (DIFF && (i + q) % 2 == 0 && i > 0 && q > 0) vk += K[i * P + q] * u0[q];
+            }
+            acc[i] = c0 * v - g00 * vk + ((i % 2 == 1) ? fx1 - fx0 : fx1 + fx0) * E[i];
+          }
+        }
+        // y and z: one row of S (and K) each; with diffusion the contractions S U along y and
+        // z (vy, vz) and S^T U (wy, wz) feed the x-y and x-z cross terms.
+        const double* Uy = U + PY * l; // U(i, q, l) = Uy[i + PX q]
+        const double* Uz = U + PX * j; // U(i, j, q) = Uz[i + PY q]
+        if (!DIFF) {
+          DG_UNROLL
+          for (int q = 0; q < P; ++q) {
+            const double s1 = c1 * S[j * P + q], s2 = c2 * S[l * P + q];
+            DG_UNROLL
+            for (int i = 0; i < P; ++i)
+              acc[i] += s1 * Uy[i + PX * q] + s2 * Uz[i + PY * q];
+          }
+        } else {
+          // The x-y and x-z cross terms only where G has them (not on axis-aligned elements).
+          if (G[1] != 0.0 || G[3] != 0.0)
+            cross_terms<1, true>(acc, Uy, S, K, j, c1, nu * G[4], nu * G[1], nu * G[3]);
+          else
+            cross_terms<1, false>(acc, Uy, S, K, j, c1, nu * G[4], 0.0, 0.0);
+          if (G[2] != 0.0 || G[6] != 0.0)
+            cross_terms<2, true>(acc, Uz, S, K, l, c2, nu * G[8], nu * G[2], nu * G[6]);
+          else
+            cross_terms<2, false>(acc, Uz, S, K, l, c2, nu * G[8], 0.0, 0.0);
+          // y-z cross terms: sum_qr [G12 S(j, q) S(r, l) + G21 S(l, r) S(q, j)] U(i, q, r).
+          const double g12 = nu * G[5], g21 = nu * G[7];
+          if (g12 != 0.0 || g21 != 0.0) {
+            DG_NO_UNROLL
+            for (int q = 0; q < P; ++q) {
+              const double a12 = g12 * S[j * P + q], a21 = g21 * S[q * P + j];
+              DG_NO_UNROLL
+              for (int r = 0; r < P; ++r) {
+                const double c = a12 * S[r * P + l] + a21 * S[l * P + r];
+                const double* row = U + PX * q + PY * r;
+                DG_UNROLL
+                for (int i = 0; i < P; ++i)
+                  acc[i] -= c * row[i];
+              }
+            }
+          }
+        }
+        // Faces y and z: the flux lifted by E_s along the normal.
+        const double ey1 = E[j], ez1 = E[l];
+        const double ey0 = (j & 1) ? -ey1 : ey1, ez0 = (l & 1) ? -ez1 : ez1;
+        const double* Fy = Fm + 2 * P2 + P * l;
+        const double* Fz = Fm + 4 * P2 + P * j;
+        DG_UNROLL
+        for (int i = 0; i < P; ++i)
+          acc[i] += ey0 * Fy[i] + ey1 * Fy[P2 + i] + ez0 * Fz[i] + ez1 * Fz[P2 + i];
+        if (DIFF) {
+          // Symmetry terms (nu/2)[u] grad(phi) . n: per face f (d, s) with tangential
+          // coefficients (a, b), fr[2 + d] dE_s(i_d) D(a, b) + E_s(i_d) (fr[2 + ta] la +
+          // fr[2 + tb] lb), la = sum_q S(a, q) D(q, b), lb = sum_q S(b, q) D(a, q).
+          const double* Dl = Fm + 24 * P2;
+          const double* frs = rec + FR;
+          // x faces: (a, b) = (j, l), i_d = i.
+          DG_UNROLL
+          for (int s = 0; s < 2; ++s) {
+            const double* D = Dl + s * P2;
+            const double* fr = frs + FS * s;
+            double la = 0.0, lb = 0.0;
+            if (fr[3] != 0.0 || fr[4] != 0.0) {
+              DG_UNROLL
+              for (int q = 0; q < P; ++q) {
+                la += S[j * P + q] * D[q + P * l];
+                lb += S[l * P + q] * D[j + P * q];
+              }
+            }
+            const double fd = fr[2] * D[jl], tang = fr[3] * la + fr[4] * lb;
+            DG_UNROLL
+            for (int i = 0; i < P; ++i) {
+              const double es = (s == 0 && i % 2 == 1) ? -E[i] : E[i];
+              const double des = (s == 0 && i % 2 == 0) ? -dE[i] : dE[i];
+              acc[i] += des * fd + es * tang;
+            }
+          }
+          // y faces (d = 1): (a, b) = (i, l), i_d = j; z faces (d = 2): (a, b) = (i, j),
+          // i_d = l. Not unrolled over f (register pressure).
+          DG_NO_UNROLL
+          for (int f = 2; f < 6; ++f) {
+            const int d = f / 2, s = f % 2, id = d == 1 ? j : l, ob = d == 1 ? l : j;
+            const double* D = Dl + f * P2;
+            const double* fr = frs + FS * f;
+            const double e1 = E[id], de1 = dE[id];
+            const double es = (s == 0 && (id & 1)) ? -e1 : e1;
+            const double des = s == 1 ? de1 : ((id & 1) ? de1 : -de1);
+            const double fn = fr[2 + d], fa = fr[2 + 0], fb = fr[2 + (d == 1 ? 2 : 1)];
+            if (fa == 0.0 && fb == 0.0) { // J^{-1} n along the normal: no tangential terms
+              DG_UNROLL
+              for (int i = 0; i < P; ++i)
+                acc[i] += fn * des * D[i + P * ob];
+              continue;
+            }
+            DG_UNROLL
+            for (int i = 0; i < P; ++i) {
+              double la = 0.0, lb = 0.0;
+              DG_UNROLL
+              for (int q = 0; q < P; ++q) {
+                if ((i + q) % 2 == 1 && q < i) la += S[i * P + q] * D[q + P * ob];
+                lb += S[ob * P + q] * D[i + P * q];
+              }
+              acc[i] += fn * des * D[i + P * ob] + es * (fa * la + fb * lb);
+            }
+          }
+        }
+        const double ij = rec[3];
+        DG_UNROLL
+        for (int i = 0; i < P; ++i) {
+          const double r = acc[i] * ij;
+          R[i] = lsrk ? ep.a * R[i] + ep.dt * r : r;
+        }
+      });
+      team.team_barrier();
+
+      // 4. The update and the global stores, one thread per mode.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3, e = elem(e0 + k);
+        double* U = base + k * ED;
+        const int pm = m + (PX - P) * (m / P);
+        const double kr = U[UX + pm];
+        if (lsrk) {
+          reg(e, m) = kr;
+          const double un = U[pm] + ep.b * kr;
+          u(e, m) = un;
+          U[pm] = un;
+        } else {
+          ep.out(e, m) = kr;
+        }
+      });
+      if (lsrk && ep.emit_traces) {
+        team.team_barrier();
+        emit(team, S, E, dE, base, wds, e0, nl);
+      }
+    }
+  };
+
+  /// Elements per team and threads of the pencil kernel: on GPUs about 128 pencils (P^2 per
+  /// element) per team, the threads rounded up to whole warps; one element on CPUs.
+  static int pencil_elems(const KernelVariant& v, bool diffusion) {
+    if (v.modal_elems > 0) return v.modal_elems;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    // Measured fastest on the H100 (dgbench stage --modal-elems 1..8, docs/performance.md):
+    // the occupancy steps with registers and scratch make the best count uneven in p.
+    if (diffusion) return P <= 2 ? 8 : (P == 3 ? 3 : (P == 4 ? 4 : (P == 6 ? 3 : 1)));
+    if (P <= 3) return P2 >= 128 ? 1 : 128 / P2;
+    return P == 4 ? 4 : (P == 6 ? 3 : (P == 7 ? 2 : 1));
+#else
+    (void)diffusion;
+    return 1;
+#endif
+  }
+
+  /// Batches of elements per team of the pencil kernel: the variant's modal_batches, else 1.
+  /// Several batches overlap the next batch's loads with the current one's work but need two
+  /// element buffers (half the resident teams, or fewer elements per team): slower on the H100
+  /// at every order measured, so modal_batches > 1 is a measured baseline (dgbench stage
+  /// --modal-batches, docs/performance.md).
+  static int pencil_batches(const KernelVariant& v) {
+    return v.modal_batches > 0 ? v.modal_batches : 1;
+  }
+
+  /// Launch bounds of the pencil kernel on GPUs: MINB = 0, none; else at most pencil_threads
+  /// threads per team and MINB teams per SM, which caps ptxas' registers at 65536 /
+  /// (pencil_threads MINB) (rounded down to a multiple of 8): MINB = 3, 4, 5, 6, 8 give 168,
+  /// 128, 96, 80, 64. The bounded kernels are built for p <= pencil_bounds_max_order only.
+  static constexpr int pencil_threads = 128;
+  static constexpr int pencil_bounds_max_order = 8;
+
+  /// The variant's pencil_min_blocks (-1: the order's default, pencil_min_blocks_default);
+  /// 0 where the order has no bounded kernels or on CPUs.
+  static int pencil_min_blocks(const KernelVariant& v, bool diffusion) {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    if (P - 1 > pencil_bounds_max_order) return 0;
+    const int m =
+        v.pencil_min_blocks >= 0 ? v.pencil_min_blocks : pencil_min_blocks_default(diffusion);
+    DG_VERIFY(m == 0 || m == 3 || m == 4 || m == 5 || m == 6 || m == 8,
+              "pencil_min_blocks " << m << ": valid are 0, 3, 4, 5, 6, 8");
+    return m;
+#else
+    (void)v;
+    (void)diffusion;
+    return 0;
+#endif
+  }
+
+  /// Teams per SM the pencil kernel is bounded to by default (0: unbounded), measured on the
+  /// H100 (dgbench stage --pencil-bounds 0,3,4,5,6,8; docs/performance.md): advection 64
+  /// registers (70 to 74 without bounds: 7 teams of 128 threads per SM, 8 with; at p = 7 4.8e10
+  /// DOF-stages/s against 4.6e10 unbounded);
+  /// advection-diffusion, 96 to 254 registers without bounds, capped at 96 (p = 4, 5), 128
+  /// (p = 6) and 168 (p = 7, 8), which spills a little and lets more teams in.
+  static constexpr int pencil_min_blocks_default(bool diffusion) {
+    if (!diffusion) return 8;
+    return P <= 4 ? 0 : (P <= 6 ? 5 : (P == 7 ? 4 : 3));
+  }
+
+  /// The pencil kernel with the variant's launch bounds. Where the order's default bounds
+  /// leave no team that fits (e.g. the two element buffers of modal_batches > 1 at 8 teams per
+  /// SM), the unbounded kernel runs instead; bounds asked for explicitly fail there.
+  template <bool DIFF>
+  static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    if constexpr (P - 1 <= pencil_bounds_max_order) {
+      switch (pencil_min_blocks(a.variant, DIFF)) {
+      case 3:
+        return launch_pencil<DIFF, 3>(a, traces_only, out);
+      case 4:
+        return launch_pencil<DIFF, 4>(a, traces_only, out);
+      case 5:
+        return launch_pencil<DIFF, 5>(a, traces_only, out);
+      case 6:
+        return launch_pencil<DIFF, 6>(a, traces_only, out);
+      case 8:
+        return launch_pencil<DIFF, 8>(a, traces_only, out);
+      default:
+        break;
+      }
+    }
+#endif
+    launch_pencil<DIFF, 0>(a, traces_only, out);
+  }
+
+  /// One launch with bounds MINB (the unbounded kernel where the order's default bounds leave
+  /// no team size that fits this device).
+  template <bool DIFF, int MINB>
+  static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
+    using Pol = std::conditional_t<
+        MINB == 0, TeamPolicy,
+        Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<pencil_threads, MINB>>>;
+    const int n = static_cast<int>(a.elems.extent(0));
+    using Kernel = ModalPencil<DIFF>;
+    const int batches = pencil_batches(a.variant);
+    int ne = pencil_elems(a.variant, DIFF);
+    // With two element buffers, fewer elements per team where they would not fit into the
+    // 48 KB of level-0 scratch.
+    if (a.variant.modal_elems <= 0)
+      while (ne > 1 && sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256 > 48 * 1024)
+        --ne;
+    DG_VERIFY(a.modal_rec.extent(0) == a.block->u.extent(0) &&
+                  a.modal_words.extent(0) == a.block->u.extent(0),
+              "pencil kernel without its per-element records (DGOperator builds them)");
+    Kernel k = modal_kernel<Kernel>(a, traces_only, out, ne);
+    k.batches = batches;
+    const size_t bytes = sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256;
+    const int threads = a.variant.team_size > 0
+                            ? a.variant.team_size
+                            : std::min(MINB > 0 ? pencil_threads : 256, (ne * P2 + 31) / 32 * 32);
+    const int nb = (n + ne - 1) / ne;
+    const Pol pol = policy<Q, Kernel, Pol>((nb + batches - 1) / batches, bytes, k, threads);
+    if constexpr (MINB > 0)
+      if (pol.team_size() < 1 && a.variant.pencil_min_blocks < 0)
+        return launch_pencil<DIFF, 0>(a, traces_only, out);
+    DG_VERIFY(pol.team_size() >= 1, "pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
+                                                          << "): no team size fits on this device");
+    const char* label = traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage";
+    Kokkos::parallel_for(label, pol, k);
+    check_launch(label);
+  }
+};
+
+} // namespace dg::fixed
