@@ -154,8 +154,8 @@ TEST_CASE("curved elements conserve the integral on a closed domain", "[solver][
   // integral the diagnostics report. (The relative change is below 1e-12 on the dgmesh ring;
   // on the Gmsh annulus, whose periodic faces match only to Gmsh's round-off of about 1e-12,
   // it is a few 1e-12: the check is on the change itself, the integral being about 0.12.)
-  for (const std::string m : {std::string("box: \"-nx 6 -ny 2 -nz 3 -periodic xz -curve 3\""),
-                              "file: " + mesh_file("annulus_q3.msh")}) {
+  for (const std::string& m : {std::string("box: \"-nx 6 -ny 2 -nz 3 -periodic xz -curve 3\""),
+                               "file: " + mesh_file("annulus_q3.msh")}) {
     for (int p : {1, 2, 4}) {
       INFO(m << ", p = " << p);
       const std::vector<std::string> ov = {"discretization.order=" + std::to_string(p),
