@@ -1,5 +1,6 @@
-// Host-side set-up of an element block: metric terms at quadrature points from the trilinear
-// map, face normals and surface elements, connectivity and penalty scales, copied to the device.
+// Host-side set-up of an element block: metric terms at quadrature points from the element map
+// (trilinear, or Q_k for curved elements), face normals and surface elements, connectivity and
+// penalty scales, copied to the device.
 #include "dg/dg/element_block.hpp"
 
 #include "dg/core/error.hpp"

@@ -1,5 +1,5 @@
 // Channel [-3, 8] x [-2, 2] x [0, 0.2] around a cylinder of radius 0.5 at the origin: an all-hex
-// O-grid (transfinite blocks, one extruded layer), for inputs/cylinder.yaml. Make the mesh with
+// O-grid (transfinite blocks, one extruded layer), for cylinder.yaml beside it. Make the mesh with
 //   gmsh cylinder.geo -3 -order 2 -format msh41 -o cylinder.msh
 // (-order 2: 27-node hexahedra, so the cylinder is curved). Named boundaries: inlet (x = -3),
 // outlet (x = 8), walls (y = +-2), cylinder, and front / back (z = 0, 0.2).
