@@ -13,6 +13,7 @@
 #include "dg/mesh/qk_map.hpp"
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace dg;
@@ -221,18 +222,21 @@ dgtest::Study curved_study(const char* name, double nu, const char* velocity, do
   return dgtest::Study{name, "", nu, velocity, T};
 }
 
-void curved_sweep(const char* slug, const dgtest::Study& s, int p0, int p1) {
+/// The Fourier study on meshes n = 4 and 8 given by `mesh(n)` ("box: ..." or "file: ...").
+void curved_sweep(const char* slug, const dgtest::Study& s, int p0, int p1,
+                  const std::function<std::string(int)>& mesh) {
   dgtest::ConvergenceCsv csv(slug);
+  std::string base = dgtest::convergence_base_yaml();
+  const std::string box_line = "mesh: {box: \"-nx 4 -periodic xyz\"}";
   for (int p = p0; p <= p1; ++p) {
     std::vector<double> e;
     for (int n : {4, 8}) {
+      std::string yaml = base;
+      yaml.replace(yaml.find(box_line), box_line.size(), "mesh: {" + mesh(n) + "}");
       const auto d = dgtest::run_case(
-          dgtest::convergence_base_yaml(),
-          {"mesh.box=-nx " + std::to_string(n) + " -ny " + std::to_string(n) +
-               " -nz 1 -Lz 0.25 -periodic z -Lx 0.5 -Ly 0.5 -curve 3",
-           "discretization.order=" + std::to_string(p), "physics.velocity=" + s.velocity,
-           "physics.diffusivity=" + std::to_string(s.nu), "initial.wavenumber=[1,1,0]",
-           "time.final_time=" + std::to_string(s.final_time), "boundary.default=dirichlet"});
+          yaml, {"discretization.order=" + std::to_string(p), "physics.velocity=" + s.velocity,
+                 "physics.diffusivity=" + std::to_string(s.nu), "initial.wavenumber=[1,1,0]",
+                 "time.final_time=" + std::to_string(s.final_time), "boundary.default=dirichlet"});
       e.push_back(d.l2_error);
       const double order = e.size() > 1 ? std::log2(e[e.size() - 2] / e.back()) : 0.0;
       csv.row(s.name, p, n, d.l2_error, order, e.size() > 1);
@@ -242,24 +246,55 @@ void curved_sweep(const char* slug, const dgtest::Study& s, int p0, int p1) {
     CHECK(order > p + 0.7);
   }
 }
+
+/// dgmesh's Q3 sector: angle 0.5, r in [1, 1.5], one periodic layer in z.
+std::string dgmesh_sector(int n) {
+  return "box: \"-nx " + std::to_string(n) + " -ny " + std::to_string(n) +
+         " -nz 1 -Lz 0.25 -periodic z -Lx 0.5 -Ly 0.5 -curve 3\"";
+}
+
+/// The same sector made by Gmsh (tests/meshes/sector.geo) at geometric order k.
+std::function<std::string(int)> gmsh_sector(int k) {
+  return [k](int n) {
+    return "file: " + mesh_file("sector_q" + std::to_string(k) + "_n" + std::to_string(n) + ".msh");
+  };
+}
 } // namespace
 
 TEST_CASE("h-convergence: advection on Q3 curved sectors, p = 1..6",
           "[convergence][curved][advection]") {
   curved_sweep("advection_curved", curved_study("advection curved Q3", 0.0, "[1,0.5,0]", 0.05), 1,
-               6);
+               6, dgmesh_sector);
 }
 
 TEST_CASE("h-convergence: diffusion on Q3 curved sectors, p = 1..4",
           "[convergence][curved][diffusion]") {
   curved_sweep("diffusion_curved_p1-4", curved_study("diffusion curved Q3", 0.05, "[0,0,0]", 0.02),
-               1, 4);
+               1, 4, dgmesh_sector);
 }
 
 TEST_CASE("h-convergence: diffusion on Q3 curved sectors, p = 5, 6",
           "[convergence][curved][diffusion]") {
   curved_sweep("diffusion_curved_p5-6", curved_study("diffusion curved Q3", 0.05, "[0,0,0]", 0.004),
-               5, 6);
+               5, 6, dgmesh_sector);
+}
+
+TEST_CASE("h-convergence: advection on Gmsh Q2 and Q3 sectors, p = 1..6",
+          "[convergence][curved][gmsh][advection]") {
+  for (int k : {2, 3})
+    curved_sweep(
+        k == 2 ? "advection_gmsh_q2" : "advection_gmsh_q3",
+        curved_study(k == 2 ? "advection Gmsh Q2" : "advection Gmsh Q3", 0.0, "[1,0.5,0]", 0.05), 1,
+        6, gmsh_sector(k));
+}
+
+TEST_CASE("h-convergence: diffusion on Gmsh Q2 and Q3 sectors, p = 1..3",
+          "[convergence][curved][gmsh][diffusion]") {
+  for (int k : {2, 3})
+    curved_sweep(
+        k == 2 ? "diffusion_gmsh_q2" : "diffusion_gmsh_q3",
+        curved_study(k == 2 ? "diffusion Gmsh Q2" : "diffusion Gmsh Q3", 0.05, "[0,0,0]", 0.02), 1,
+        3, gmsh_sector(k));
 }
 
 TEST_CASE("same answer on any rank count: Gmsh Q2 annulus", "[mpi][solver][curved]") {

@@ -9,6 +9,8 @@
 #include "dg/mesh/hex.hpp"
 #include "dg/mesh/mesh.hpp"
 
+#include <hdf5.h>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -339,4 +341,34 @@ TEST_CASE("Gmsh reader: bad files give one line naming the file", "[mesh][gmsh]"
       h20 << " " << (i <= 8 ? i : 1);
     check(msh22(cube, {h20.str()}), "Mesh.SecondOrderIncomplete = 0");
   }
+}
+
+TEST_CASE("mesh file version 1 still reads (box tag names, trilinear)", "[mesh][gmsh]") {
+  // A version-2 file of a box turned into a version-1 file: version 1, no order, no names.
+  test::ScratchDir dir("gmsh_v1");
+  mesh::HexMesh m = mesh::read_gmsh(mesh_file("annulus_q1.msh"));
+  mesh::write_mesh(m, dir.file("v1.h5"));
+  {
+    const hid_t f = H5Fopen(dir.file("v1.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    REQUIRE(H5Adelete(f, "version") >= 0);
+    REQUIRE(H5Adelete(f, "order") >= 0);
+    REQUIRE(H5Ldelete(f, "tag_names", H5P_DEFAULT) >= 0);
+    REQUIRE(H5Ldelete(f, "region", H5P_DEFAULT) >= 0);
+    REQUIRE(H5Ldelete(f, "region_names", H5P_DEFAULT) >= 0);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t a = H5Acreate2(f, "version", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    const int one = 1;
+    REQUIRE(H5Awrite(a, H5T_NATIVE_INT, &one) >= 0);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Fclose(f);
+  }
+  const mesh::HexMesh r = mesh::read_mesh(dir.file("v1.h5"));
+  CHECK(r.order == 1);
+  CHECK(r.nodes.empty());
+  CHECK(r.hex == m.hex);
+  CHECK(r.coords == m.coords);
+  CHECK(r.tag_names == mesh::box_tag_names());
+  CHECK(r.region.empty());
 }
