@@ -251,9 +251,12 @@ BoxOptions parse_box_flags(const std::string& flags) {
 
 std::string box_help() {
   return R"(usage: dgmesh [flags]
+       dgmesh import FILE.msh [-o OUT.h5]
 Generates a structured hexahedral mesh of the box [x0,x0+Lx] x [y0,y0+Ly] x [z0,z0+Lz] with
 nx x ny x nz elements and writes it as HDF5 (FILE) plus XDMF (same stem, .xdmf) for ParaView.
-Flags follow DGM's dgm_mesh where they exist.
+Flags follow DGM's dgm_mesh where they exist. `dgmesh import` converts a Gmsh mesh (MSH 4.1 or
+2.2, all-hex, geometric order 1 to 3, physical surfaces as named boundary tags) to the same
+files (default OUT: FILE with .h5); docs/mesh-format.md describes both.
 
   -nsd N         space dimensions; only 3 is supported                     (default 3)
   -nx N          elements in x, N >= 1                                      (default 4)
