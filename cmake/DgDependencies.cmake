@@ -70,6 +70,16 @@ else()
   endif()
 endif()
 
+# --- muParser (user expressions; Debian's libmuparser-dev, no CMake config) ----------------------
+find_path(MUPARSER_INCLUDE_DIR muParser.h HINTS ${MUPARSER_ROOT}/include ENV MUPARSER_ROOT
+          PATH_SUFFIXES include muparser REQUIRED)
+find_library(MUPARSER_LIBRARY muparser HINTS ${MUPARSER_ROOT} ENV MUPARSER_ROOT
+             PATH_SUFFIXES lib lib/x86_64-linux-gnu REQUIRED)
+add_library(dg_muparser INTERFACE)
+add_library(dg::muparser ALIAS dg_muparser)
+target_include_directories(dg_muparser SYSTEM INTERFACE ${MUPARSER_INCLUDE_DIR})
+target_link_libraries(dg_muparser INTERFACE ${MUPARSER_LIBRARY})
+
 # --- Catch2 v2 or v3 (tests only) ----------------------------------------------------------------
 if(DG_BUILD_TESTS)
   find_package(Catch2 REQUIRED)

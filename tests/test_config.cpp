@@ -34,6 +34,10 @@ bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
+std::vector<std::string> texts(const std::array<dg::io::ExpressionText, 3>& v) {
+  return {v[0].text, v[1].text, v[2].text};
+}
+
 } // namespace
 
 TEST_CASE("config: defaults match the Config structure", "[unit][config]") {
@@ -47,10 +51,10 @@ TEST_CASE("config: defaults match the Config structure", "[unit][config]") {
   CHECK(c.discretization.op == "matrix_free");
   CHECK(c.time.integrator == "lsrk54");
   CHECK(c.time.cfl == d.time.cfl);
-  CHECK(c.physics.velocity == d.physics.velocity);
-  CHECK(c.boundary.default_kind == "dirichlet");
-  for (const auto& k : c.boundary.kind)
-    CHECK(k.empty());
+  CHECK(texts(c.physics.velocity) == texts(d.physics.velocity));
+  CHECK(c.boundary.default_condition.type == "dirichlet");
+  CHECK(c.boundary.conditions.empty());
+  CHECK(c.parameters.empty());
   CHECK(c.output.directory == "out");
   CHECK(c.output.snapshots);
   CHECK_FALSE(c.parallel.gpu_aware_mpi);
@@ -111,10 +115,10 @@ parallel:
   CHECK(c.discretization.op == "element_matrix");
   CHECK(c.discretization.geometry == "curved");
   CHECK(c.physics.velocity_field == "rotation");
-  CHECK(c.physics.velocity == std::array<double, 3>{0.5, -1, 0.2});
+  CHECK(texts(c.physics.velocity) == std::vector<std::string>{"0.5", "-1", "2e-1"});
   CHECK(c.physics.angular_velocity == 2);
   CHECK(c.physics.rotation_center == std::array<double, 3>{0, 0, 0});
-  CHECK(c.physics.diffusivity == 0.01);
+  CHECK(c.physics.diffusivity.text == "0.01");
   CHECK(c.physics.penalty == 2);
   CHECK(c.initial.type == "fourier");
   CHECK(c.initial.amplitude == 3);
@@ -122,10 +126,11 @@ parallel:
   CHECK(c.initial.center == std::array<double, 3>{0.25, 0.5, 0.75});
   CHECK(c.initial.width == 0.05);
   CHECK(c.initial.value == 4);
-  CHECK(c.boundary.default_kind == "outflow");
-  CHECK(c.boundary.kind[0] == "dirichlet");
-  CHECK(c.boundary.kind[1].empty());
-  CHECK(c.boundary.kind[5] == "outflow");
+  CHECK(c.boundary.default_condition.type == "outflow");
+  REQUIRE(c.boundary.conditions.size() == 2);
+  CHECK(c.boundary.find("xmin")->type == "dirichlet");
+  CHECK(c.boundary.find("xmax") == nullptr);
+  CHECK(c.boundary.find("zmax")->type == "outflow");
   CHECK(c.time.integrator == "rk4");
   CHECK(c.time.cfl == 0.25);
   CHECK(c.time.dt == 1e-3);
@@ -143,9 +148,9 @@ parallel:
   CHECK(c.parallel.gpu_aware_mpi);
   // The stored YAML reproduces the same configuration.
   const auto again = parse_config(c.yaml, "again.yaml");
-  CHECK(again.physics.velocity == c.physics.velocity);
+  CHECK(texts(again.physics.velocity) == texts(c.physics.velocity));
   CHECK(again.output.name == "advect");
-  CHECK(again.boundary.kind[0] == "dirichlet");
+  CHECK(again.boundary.find("xmin")->type == "dirichlet");
 }
 
 TEST_CASE("config: unknown keys name the nearest valid key", "[unit][config]") {
@@ -156,8 +161,8 @@ TEST_CASE("config: unknown keys name the nearest valid key", "[unit][config]") {
   CHECK(has(e, "tme: unknown key; did you mean time?"));
   e = error_of(kMesh + "output:\n  intervall: 0.3\n");
   CHECK(has(e, "did you mean output.interval?"));
-  e = error_of(kMesh + "boundary:\n  xmn: outflow\n");
-  CHECK(has(e, "boundary.xmn: unknown key; did you mean boundary.xmin?"));
+  e = error_of(kMesh + "boundary:\n  xmin: {type: inflow, valeu: 1}\n");
+  CHECK(has(e, "boundary.xmin.valeu: unknown key; did you mean boundary.xmin.value?"));
 }
 
 TEST_CASE("config: wrong types and out-of-range values", "[unit][config]") {
@@ -190,19 +195,23 @@ TEST_CASE("config: wrong types and out-of-range values", "[unit][config]") {
        "one of: weight_adjusted, exact"},
       {"physics:\n  diffusivity: -1e-3\n", "physics.diffusivity", "-1e-3", ">= 0"},
       {"physics:\n  penalty: 0\n", "physics.penalty", "0", "> 0"},
-      {"physics:\n  velocity: [1, 0]\n", "physics.velocity", "[1, 0]", "a list of 3 numbers"},
-      {"physics:\n  velocity: [1, x, 0]\n", "physics.velocity", "[1, x, 0]", "3 numbers"},
-      {"physics:\n  velocity: 1\n", "physics.velocity", "1", "a list of 3 numbers"},
+      {"physics:\n  velocity: [1, 0]\n", "physics.velocity", "[1, 0]",
+       "a list of 3 expressions of x, y, z (numbers for a constant velocity), got 2 components"},
+      {"physics:\n  velocity: [1, [x], 0]\n", "physics.velocity", "[1, [x], 0]", "3 expressions"},
+      {"physics:\n  velocity: 1\n", "physics.velocity", "1", "a list of 3 expressions"},
       {"initial:\n  wavenumber: [1, 1.5, 0]\n", "initial.wavenumber", "[1, 1.5, 0]",
        "a list of 3 integers"},
       {"initial:\n  width: 0\n", "initial.width", "0", "> 0"},
-      {"initial:\n  type: sine\n", "initial.type", "sine", "fourier, gaussian, constant, zero"},
+      {"initial:\n  type: sine\n", "initial.type", "sine",
+       "fourier, gaussian, constant, zero, expression"},
       {"output:\n  subdivisions: 33\n", "output.subdivisions", "33", "an integer in [0, 32]"},
       {"output:\n  snapshots: maybe\n", "output.snapshots", "maybe", "true or false"},
       {"output:\n  name: \"\"\n", "output.name", "\"\"", "a non-empty string"},
       {"boundary:\n  default: periodic\n", "boundary.default", "periodic",
-       "one of: dirichlet, outflow"},
-      {"boundary:\n  ymax: wall\n", "boundary.ymax", "wall", "one of: dirichlet, outflow"},
+       "one of: dirichlet, inflow, outflow, neumann"},
+      {"boundary:\n  ymax: wall\n", "boundary.ymax", "wall",
+       "one of: dirichlet, inflow, outflow, neumann"},
+      {"boundary:\n  ymax: {type: wall}\n", "boundary.ymax.type", "wall", "one of: dirichlet"},
       {"time: 3\n", "time", "3", "must be a map"},
   };
   for (const auto& c : cases) {
@@ -247,8 +256,8 @@ TEST_CASE("config: --set overrides are applied before validation", "[unit][confi
                         {"time.cfl=0.3", "physics.velocity=[1,2,3]", "boundary.xmax=outflow",
                          "output.name=run2", "output.name=run3"});
   CHECK(c.time.cfl == 0.3);
-  CHECK(c.physics.velocity == std::array<double, 3>{1, 2, 3});
-  CHECK(c.boundary.kind[1] == "outflow");
+  CHECK(texts(c.physics.velocity) == std::vector<std::string>{"1", "2", "3"});
+  CHECK(c.boundary.find("xmax")->type == "outflow");
   CHECK(c.output.name == "run3");
   CHECK(has(c.yaml, "run3"));
   CHECK_FALSE(has(c.yaml, "abc"));
@@ -361,15 +370,87 @@ TEST_CASE("cli: errors", "[unit][cli]") {
   CHECK(has(cli_error({"a.yaml", "b.yaml"}), "more than one input file"));
 }
 
-TEST_CASE("config: every example in inputs/ is a valid input", "[unit][config]") {
+TEST_CASE("config: every example in inputs/ (and its folders) is a valid input", "[unit][config]") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(DG_SOURCE_DIR) / "inputs";
   int n = 0;
-  for (const auto& entry : fs::directory_iterator(dir))
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
     if (entry.path().extension() == ".yaml") {
       INFO(entry.path().string());
       CHECK_NOTHROW(dg::io::load_config(entry.path().string()));
       ++n;
     }
   CHECK(n >= 1);
+}
+
+TEST_CASE("config: expressions, parameters and boundary entries", "[unit][config][expr]") {
+  const auto c = parse_config(kMesh + R"Y(parameters: {U: 2, w: "2*pi*U"}
+physics:
+  velocity: ["U", "0.2*sin(w*y)", "0"]
+  diffusivity: 0.01
+  source: "exp(-t)"
+initial: {expression: "exp(-((x-0.3)^2)/0.01)"}
+boundary:
+  xmin: {type: inflow, value: "exp(-t) * sin(pi*y)"}
+  xmax: {type: outflow}
+  ymin: neumann
+)Y",
+                              "plume.yaml");
+  REQUIRE(c.parameters.size() == 2);
+  CHECK(c.parameters[1].first == "w");
+  CHECK(c.parameters[1].second == Approx(4 * M_PI));
+  CHECK(texts(c.physics.velocity) == std::vector<std::string>{"U", "0.2*sin(w*y)", "0"});
+  CHECK(c.physics.source.text == "exp(-t)");
+  CHECK(c.initial.type == "expression");
+  REQUIRE(c.boundary.conditions.size() == 3);
+  CHECK(c.boundary.find("xmin")->type == "inflow");
+  CHECK(c.boundary.find("xmin")->value.text == "exp(-t) * sin(pi*y)");
+  CHECK(c.boundary.find("ymin")->type == "neumann");
+  CHECK_FALSE(c.boundary.find("ymin")->value.given());
+  // --set reaches named entries and their fields.
+  const auto o =
+      parse_config(kMesh, "a.yaml",
+                   {"parameters.U=3", "boundary.xmin=outflow", "boundary.ymax.type=inflow",
+                    "boundary.ymax.value=1+U", "physics.source=U*x"});
+  CHECK(o.parameters.at(0).second == 3);
+  CHECK(o.boundary.find("xmin")->type == "outflow");
+  CHECK(o.boundary.find("ymax")->type == "inflow");
+  CHECK(o.boundary.find("ymax")->value.text == "1+U");
+}
+
+TEST_CASE("config: expression errors name the key, the column and the valid names",
+          "[unit][config][expr]") {
+  auto e = error_of(kMesh + "physics:\n  source: \"sin(x\"\n");
+  CHECK(has(e, "advect.yaml:4:11: physics.source = \"sin(x\": missing ')' at column 6"));
+  e = error_of(kMesh + "physics:\n  source: \"sin(x) + w\"\n");
+  CHECK(has(e, "physics.source = \"sin(x) + w\": unknown name 'w' at column 10; valid: "
+               "variables x, y, z, t; constants and parameters pi; functions sin, cos,"));
+  e = error_of(kMesh + "parameters: {U: 1}\ninitial: {expression: \"bessel(x)*U\"}\n");
+  CHECK(has(e, "initial.expression = \"bessel(x)*U\": unknown name 'bessel' at column 1; valid: "
+               "variables x, y, z; constants and parameters pi, U; functions"));
+  e = error_of(kMesh + "physics:\n  velocity: [\"x*t\", 0, 0]\n");
+  CHECK(has(e, "physics.velocity[0] = \"x*t\": t at column 3: this field must not depend on time"));
+  e = error_of(kMesh + "physics:\n  diffusivity: \"0.1*(1+t)\"\n");
+  CHECK(has(e, "physics.diffusivity = \"0.1*(1+t)\": t at column 8: this field must not depend"));
+  e = error_of(kMesh + "physics:\n  velocity: [1, 0]\n");
+  CHECK(has(e, "physics.velocity = [1, 0]: must be a list of 3 expressions"));
+  CHECK(has(e, "got 2 components"));
+  e = error_of(kMesh + "parameters: {x: 1}\n");
+  CHECK(has(e, "advect.yaml:3:14: parameters.x: shadows the variable x"));
+  e = error_of(kMesh + "parameters: {pi: 3}\n");
+  CHECK(has(e, "parameters.pi: shadows the constant pi"));
+  e = error_of(kMesh + "parameters: {t: 3}\n");
+  CHECK(has(e, "parameters.t: shadows the variable t"));
+  e = error_of(kMesh + "parameters: {sin: 3}\n");
+  CHECK(has(e, "parameters.sin: shadows the function sin"));
+  e = error_of(kMesh + "parameters: {a: \"2*b\", b: 1}\n");
+  CHECK(has(e, "parameters.a = \"2*b\": unknown name 'b'"));
+  e = error_of(kMesh + "boundary:\n  xmax: {type: outflow, value: 1}\n");
+  CHECK(has(e, "boundary.xmax.value = \"1\": an outflow boundary takes no value"));
+  e = error_of(kMesh + "boundary:\n  xmax: {value: 1}\n");
+  CHECK(has(e, "boundary.xmax = {value: 1}: needs a type"));
+  e = error_of(kMesh + "initial: {type: expression}\n");
+  CHECK(has(e, "initial.type = expression: needs initial.expression"));
+  e = error_of(kMesh + "physics:\n  source: \"\"\n");
+  CHECK(has(e, "physics.source = \"\": must be a number or an expression of x, y, z, t"));
 }

@@ -20,6 +20,7 @@ namespace dg {
 namespace io {
 class SnapshotWriter;
 }
+class Problem;
 namespace integration {
 class SolverMatrices;
 }
@@ -64,6 +65,7 @@ public:
   DGOperator& op() { return *op_; }
   const parallel::Partition& partition() const { return part_; }
   const physics::ExactSolution& exact() const { return exact_; }
+  const Problem& problem() const { return *problem_; }
   std::int64_t global_elements() const { return part_.local.nelem_global; }
   /// Elements whose geometry this rank holds: its own plus the face neighbours on other ranks.
   std::int64_t held_elements() const { return part_.local.num_elements(); }
@@ -95,6 +97,7 @@ private:
   ElementBlock block_;
   physics::AdvectionDiffusion pde_;
   physics::ExactSolution exact_;
+  std::unique_ptr<Problem> problem_; // expressions and boundary conditions of the input
   std::unique_ptr<DGOperator> op_;
   std::unique_ptr<integration::SolverMatrices> matrices_; // exact mass / element matrices
   std::unique_ptr<parallel::HaloExchange> halo_;
@@ -104,7 +107,9 @@ private:
   double step_seconds_ = 0.0; // wall time inside step(), fenced
 };
 
-/// Builds the physics and exact solution from a config and the mesh's bounding box / periodicity.
+/// Builds the physics (constant velocity and diffusivity from their expressions; fields are
+/// tabulated by Problem::setup) and the built-in exact solution from a config and the mesh's
+/// bounding box / periodicity.
 physics::AdvectionDiffusion make_pde(const io::Config& cfg);
 physics::ExactSolution make_exact(const io::Config& cfg, const mesh::BoxInfo& box);
 

@@ -1,9 +1,9 @@
 // Projection of a given function onto the modal basis, diagnostics (error norms, integral,
 // energy, extrema) with a quadrature finer than the solver's, and sampling for output.
 #include "dg/core/error.hpp"
+#include "dg/dg/element_map.hpp"
 #include "dg/dg/operator.hpp"
 #include "dg/dg/sum_factorization.hpp"
-#include "dg/dg/element_map.hpp"
 #include "dg/mesh/hex.hpp"
 
 #include <limits>
@@ -14,7 +14,8 @@ namespace {
 View1 points_view(const std::vector<double>& x) {
   View1 d("dg::points", x.size());
   auto h = Kokkos::create_mirror_view(d);
-  for (size_t i = 0; i < x.size(); ++i) h(i) = x[i];
+  for (size_t i = 0; i < x.size(); ++i)
+    h(i) = x[i];
   Kokkos::deep_copy(d, h);
   return d;
 }
@@ -34,8 +35,8 @@ TeamPolicy policy_for(int n, size_t bytes) {
 /// of u(e, :) at the Q^3 points of the 1-D table B (Q x P).
 struct ElementValues {
   double *T1, *T2, *U, *V, *extra;
-  KOKKOS_INLINE_FUNCTION ElementValues(const TeamMember& team, const View2& u, int e, int P,
-                                       int Q, const double* B, size_t bytes, int n_extra) {
+  KOKKOS_INLINE_FUNCTION ElementValues(const TeamMember& team, const View2& u, int e, int P, int Q,
+                                       const double* B, size_t bytes, int n_extra) {
     const int M = P > Q ? P : Q, lvl = bytes <= 48 * 1024 ? 0 : 1;
     auto alloc = [&](int n) {
       return static_cast<double*>(team.team_scratch(lvl).get_shmem(sizeof(double) * n));
@@ -46,8 +47,7 @@ struct ElementValues {
     V = alloc(Q * Q * Q);
     extra = n_extra > 0 ? alloc(n_extra) : nullptr;
     double* Ul = U;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P * P * P),
-                         [&](int m) { Ul[m] = u(e, m); });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P * P * P), [&](int m) { Ul[m] = u(e, m); });
     team.team_barrier();
     sf::backward(team, U, V, T1, T2, P, Q, B, B, B);
   }
@@ -62,19 +62,35 @@ KOKKOS_INLINE_FUNCTION void grid_point(const View3& verts, const View3& nodes, i
 }
 } // namespace
 
-void project(ElementBlock& block, const physics::ExactSolution& exact, double t) {
+namespace {
+/// The function to project or compare with at point pt of element e (physical position xp).
+struct ExactAt {
+  physics::ExactSolution exact;
+  double t;
+  KOKKOS_INLINE_FUNCTION double operator()(int, int, const double xp[3]) const {
+    return exact(xp, t);
+  }
+};
+struct TableAt {
+  View2 values; // (elem, point)
+  KOKKOS_INLINE_FUNCTION double operator()(int e, int pt, const double*) const {
+    return values(e, pt);
+  }
+};
+
+/// out <- W (b - M out) + out from out = 0, `iterations` times, with b_m = (phi_m, f) and W the
+/// weight-adjusted inverse mass (exact on affine elements): the L2 projection of f (one
+/// iteration: W b, the operator's own inverse mass applied to the load vector).
+template <class Fn>
+void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int iterations) {
   const int P = block.P, Q = block.Q, P3 = P * P * P, Q3 = Q * Q * Q;
   const HostTables ht = make_tables(block.order, Q);
   const View1 x = points_view(ht.x);
   const BasisTables tb = block.tables;
   const View3 verts = block.verts, vgeo = block.vgeo, nodes = block.nodes;
   const int gk = block.gorder;
-  const View2 u = block.u;
   const bool affine = block.affine;
   const size_t bytes = two_cubes(P, Q) + sizeof(double) * P3; // + R
-  // u <- W (b - M u) + u, with W the weight-adjusted inverse (exact on affine elements). On
-  // curved elements |J| varies more; 12 sweeps take a constant to round-off.
-  const int iterations = affine ? 1 : (block.curved ? 12 : 6);
   Kokkos::deep_copy(u, 0.0);
   for (int it = 0; it < iterations; ++it) {
     Kokkos::parallel_for(
@@ -87,7 +103,7 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
             const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
             double xp[3], det;
             grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
-            V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * (exact(xp, t) - V[pt]);
+            V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * (fn(e, pt, xp) - V[pt]);
           });
           team.team_barrier();
           sf::inner(team, V, R, T1, T2, P, Q, B, B, B);
@@ -108,9 +124,26 @@ void project(ElementBlock& block, const physics::ExactSolution& exact, double t)
         });
   }
 }
+} // namespace
 
-Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
-                              double t, bool with_error, int qerr) {
+void project(ElementBlock& block, const physics::ExactSolution& exact, double t) {
+  project_impl(block, ExactAt{exact, t}, block.u, projection_iterations(block));
+}
+
+int projection_iterations(const ElementBlock& block) {
+  // On curved elements |J| varies more: 12 sweeps take a constant to round-off.
+  return block.affine ? 1 : (block.curved ? 12 : 6);
+}
+
+void project_values(const ElementBlock& block, const View2& values, const View2& out,
+                    int iterations) {
+  project_impl(block, TableAt{values}, out, iterations);
+}
+
+namespace {
+template <class Fn>
+Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool with_error,
+                             int qerr) {
   const int P = block.P, Q = qerr, Q3 = Q * Q * Q;
   const HostTables ht = make_tables(block.order, Q);
   const BasisTables tb = to_device(ht);
@@ -125,7 +158,7 @@ Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSol
         const int e = team.league_rank();
         const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, 2 * Q3);
         const double* V = ev.V;
-        double* W = ev.extra;       // w |J| at each point
+        double* W = ev.extra;        // w |J| at each point
         double* Err = ev.extra + Q3; // u - exact at each point (0 without error)
         // The geometry and the exact solution once per point; then the reductions.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
@@ -133,7 +166,7 @@ Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSol
           double xp[3], det;
           grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
           W[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det;
-          Err[pt] = with_error ? V[pt] - exact(xp, t) : 0.0;
+          Err[pt] = with_error ? V[pt] - exact(e, pt, xp) : 0.0;
         });
         team.team_barrier();
         double err2 = 0, errmax = 0, integral = 0, energy = 0, umin = 0, umax = 0;
@@ -190,10 +223,21 @@ Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSol
   }
   return d; // l2_error holds the squared sum; the caller reduces and takes the root
 }
+} // namespace
+
+Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
+                              double t, bool with_error, int qerr) {
+  return diagnostics_impl(block, ExactAt{exact, t}, with_error, qerr);
+}
+
+Diagnostics local_diagnostics(const ElementBlock& block, const View2& exact_values, int qerr) {
+  return diagnostics_impl(block, TableAt{exact_values}, true, qerr);
+}
 
 void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
   std::vector<double> pts(n);
-  for (int i = 0; i < n; ++i) pts[i] = n == 1 ? 0.0 : -1.0 + 2.0 * i / (n - 1);
+  for (int i = 0; i < n; ++i)
+    pts[i] = n == 1 ? 0.0 : -1.0 + 2.0 * i / (n - 1);
   const HostTables ht = make_tables_at(block.order, pts);
   const BasisTables tb = to_device(ht);
   const View1 x = points_view(pts);
@@ -213,7 +257,8 @@ void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
           double xp[3], det;
           grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
           vals(e, pt) = V[pt];
-          for (int d = 0; d < 3; ++d) xyz(e, pt, d) = xp[d];
+          for (int d = 0; d < 3; ++d)
+            xyz(e, pt, d) = xp[d];
         });
       });
 }

@@ -228,9 +228,12 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
         nface[k] = L.nbr_face;
         orient[k] = L.orientation;
       } else {
-        DG_VERIFY(L.tag >= 0, "boundary tag " << L.tag << " < 0");
-        ftype[k] = L.tag < 6 ? bc.kind[L.tag] : bc.other;
-        nbr[k] = -1;
+        DG_VERIFY(L.tag >= 0, "boundary face without a tag (tag " << L.tag << ")");
+        ftype[k] = bc.kind_of(L.tag);
+        nbr[k] = b.nbound++;
+        b.bound_elem.push_back(e);
+        b.bound_face.push_back(f);
+        b.bound_cond.push_back(bc.condition_of(L.tag));
         nface[k] = -1;
         orient[k] = 0;
       }
@@ -240,6 +243,7 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
     (touches_ghost ? halo : inner).push_back(e);
   }
 
+  b.bdata = View2("dg::block::bdata", std::max(1, b.nbound), b.nface);
   Kokkos::deep_copy(b.verts, hverts);
   Kokkos::deep_copy(b.nodes, hnodes);
   Kokkos::deep_copy(b.vgeo, hvgeo);
@@ -269,6 +273,42 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
   b.inner_first = first_of_range(inner);
   b.halo_first = first_of_range(halo);
   return b;
+}
+
+std::vector<double> grid_points(const mesh::LocalMesh& local, const ElementBlock& b,
+                                const std::vector<double>& x) {
+  const int n = static_cast<int>(x.size()), n3 = n * n * n;
+  std::vector<double> xyz(static_cast<std::size_t>(b.nelem) * n3 * 3);
+  for (int e = 0; e < b.nelem; ++e)
+    for (int c = 0; c < n; ++c)
+      for (int bb = 0; bb < n; ++bb)
+        for (int a = 0; a < n; ++a) {
+          const auto p = mesh::map_point(local.hexes, e, x[a], x[bb], x[c]);
+          const std::size_t i = (static_cast<std::size_t>(e) * n3 + a + n * (bb + n * c)) * 3;
+          xyz[i] = p[0];
+          xyz[i + 1] = p[1];
+          xyz[i + 2] = p[2];
+        }
+  return xyz;
+}
+
+std::vector<double> volume_points(const mesh::LocalMesh& local, const ElementBlock& b) {
+  return grid_points(local, b, make_tables(b.order, b.Q).x);
+}
+
+std::vector<double> face_points(const mesh::LocalMesh& local, const ElementBlock& b, int e, int f,
+                                const std::vector<double>& x) {
+  const int q = b.Q;
+  std::vector<double> xyz(static_cast<std::size_t>(q) * q * 3);
+  for (int j = 0; j < q; ++j)
+    for (int i = 0; i < q; ++i) {
+      double r[3];
+      hex::face_point(f, x[i], x[j], r);
+      const auto p = mesh::map_point(local.hexes, e, r[0], r[1], r[2]);
+      for (int d = 0; d < 3; ++d)
+        xyz[3 * (i + q * j) + d] = p[d];
+    }
+  return xyz;
 }
 
 } // namespace dg

@@ -108,6 +108,16 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
   return b;
 }
 
+double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_field, bool source) {
+  const double P = order + 1, Q = order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
+  const double d = sizeof(double);
+  double b = 0.0;
+  if (velocity_field) b += (3.0 * Q3 + 6.0 * Q2) * d / P3;
+  if (diffusivity_field) b += (Q3 + 6.0 * Q2) * d / P3;
+  if (source) b += d;
+  return b;
+}
+
 double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v) {
   const double P = order + 1, Q = order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q, Q3 = Q2 * Q;
   if (affine && v.modal_affine && (!diffusion || v.modal_with_diffusion(order)) &&

@@ -86,10 +86,10 @@ struct RhsKernel {
   View2 vol;  // precomputed volume term (element-matrix mode) or empty
   View3 minv; // dense mass inverse or empty
   IView1 elems;
-  View1 x; // quadrature points
+  View1 x;                    // quadrature points
+  View2 bdata, nuvol, source; // boundary data, diffusivity field, source (ElementBlock)
+  View3 avol, aface, nuface;  // velocity and diffusivity fields (empty: constant / rotation)
   physics::AdvectionDiffusion pde;
-  physics::ExactSolution bc;
-  double time;
   Epilogue ep;
   int P, Q;
   bool affine;
@@ -124,6 +124,10 @@ struct RhsKernel {
     }
     faces(team, e, R, T1, T2, F, diffusion, nu);
     inverse_mass(team, e, R, V, T1, T2);
+    if (source.extent(0) > 0) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) { R[m] += source(e, m); });
+      team.team_barrier();
+    }
     epilogue(team, e, R);
   }
 
@@ -148,26 +152,34 @@ struct RhsKernel {
       for (int k = 0; k < 9; ++k)
         A[k] = vgeo(e, gp, k);
       const double det = vgeo(e, gp, 9);
-      double vel[3];
-      if (pde.advection.kind == 0) {
-        pde.advection.velocity(nullptr, vel);
-      } else {
-        const double r[3] = {x(a), x(b), x(c)};
-        double xp[3];
-        element_map(verts, nodes, gorder, e, r, xp);
-        pde.advection.velocity(xp, vel);
-      }
       const double uq = V[pt];
-      double Fp[3] = {vel[0] * uq, vel[1] * uq, vel[2] * uq};
+      double Fp[3] = {0.0, 0.0, 0.0}, C[3]; // diffusive flux, contravariant velocity adj(J) a
+      if (pde.advection.kind == physics::Advection::field) {
+        for (int d = 0; d < 3; ++d)
+          C[d] = avol(e, pt, d);
+      } else {
+        double vel[3];
+        if (pde.advection.kind == physics::Advection::constant) {
+          pde.advection.velocity(nullptr, vel);
+        } else {
+          const double r[3] = {x(a), x(b), x(c)};
+          double xp[3];
+          element_map(verts, nodes, gorder, e, r, xp);
+          pde.advection.velocity(xp, vel);
+        }
+        for (int d = 0; d < 3; ++d)
+          C[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
+      }
       if (diffusion) {
+        const double nq = nuvol.extent(0) > 0 ? nuvol(e, pt) : nu;
         const double g0 = V[Q3 + pt], g1 = V[2 * Q3 + pt], g2 = V[3 * Q3 + pt];
         for (int i = 0; i < 3; ++i)
-          Fp[i] -= nu * (A[i] * g0 + A[3 + i] * g1 + A[6 + i] * g2) / det;
+          Fp[i] = -nq * (A[i] * g0 + A[3 + i] * g1 + A[6 + i] * g2) / det;
       }
       const double wq = w(a) * w(b) * w(c);
       for (int d = 0; d < 3; ++d)
         V[(d + 1) * Q3 + pt] =
-            wq * (A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] + A[3 * d + 2] * Fp[2]);
+            wq * (C[d] * uq + A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] + A[3 * d + 2] * Fp[2]);
     });
     team.team_barrier();
     sf::inner(team, V + Q3, R, T1, T2, P, Q, Dp, Bp, Bp);
@@ -185,27 +197,34 @@ struct RhsKernel {
       int ta, tb;
       sf::face_tangents(f, ta, tb);
       const int type = ftype(e, f), nb = nbr(e, f), nf = nbr_face(e, f), o = orient(e, f);
-      const double tau_f = pde.diffusion.eta * nu * tau(e, f);
+      const double tau_e = pde.diffusion.eta * tau(e, f);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q2), [&](int pt) {
         const int i = pt % Q, j = pt / Q;
         const int gp = affine ? 0 : pt;
         const double uin = trace(e, f, pt, 0), gin = diffusion ? trace(e, f, pt, 1) : 0.0;
-        double xp[3] = {0, 0, 0};
-        if (type == face_dirichlet || pde.advection.kind != 0) {
-          double r[3];
-          hex::face_point(f, x(i), x(j), r);
-          element_map(verts, nodes, gorder, e, r, xp);
-        }
         double uout = 0.0, gout = 0.0;
         int ip, jp;
         hex::map_index(o, Q, i, j, ip, jp);
         neighbour_trace(type, trace, ghost, nb, nf, ip + Q * jp, diffusion, uout, gout);
-        double vel[3], geo[7], out[4] = {0.0, 0.0, 0.0, 0.0};
-        pde.advection.velocity(xp, vel);
+        double geo[7], out[4] = {0.0, 0.0, 0.0, 0.0};
         for (int k = 0; k < 7; ++k)
           geo[k] = fgeo(e, f, gp, k);
-        face_integrands(pde, type, vel, geo, w(i) * w(j), tau_f, d, ta, tb, uin, gin, uout, gout,
-                        type == face_dirichlet ? bc(xp, time) : 0.0, out);
+        double an;
+        if (pde.advection.kind == physics::Advection::field) {
+          an = aface(e, f, pt);
+        } else {
+          double xp[3] = {0, 0, 0}, vel[3];
+          if (pde.advection.kind != physics::Advection::constant) {
+            double r[3];
+            hex::face_point(f, x(i), x(j), r);
+            element_map(verts, nodes, gorder, e, r, xp);
+          }
+          pde.advection.velocity(xp, vel);
+          an = vel[0] * geo[0] + vel[1] * geo[1] + vel[2] * geo[2];
+        }
+        const double nf_pt = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
+        face_flux(type, an, nf_pt, geo, w(i) * w(j), tau_e * nf_pt, d, ta, tb, uin, gin, uout, gout,
+                  is_boundary_face(type) ? bdata(nb, pt) : 0.0, out);
         F[pt] = out[0];
         if (diffusion) {
           F[Q2 + pt] = out[1];
@@ -279,6 +298,7 @@ View1 device_points(const BasisTables&, const HostTables& h) {
   return x;
 }
 
+/// Boundary faces that take data (every boundary type but outflow).
 int count_dirichlet_faces(const ElementBlock& block) {
   const IView2 ftype = block.ftype;
   int n = 0;
@@ -286,7 +306,7 @@ int count_dirichlet_faces(const ElementBlock& block) {
       "dg::operator::has_dirichlet", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
       KOKKOS_LAMBDA(const int e, int& c) {
         for (int f = 0; f < 6; ++f)
-          c += ftype(e, f) == face_dirichlet ? 1 : 0;
+          c += is_boundary_face(ftype(e, f)) && ftype(e, f) != face_outflow ? 1 : 0;
       },
       n);
   return n;
@@ -294,9 +314,8 @@ int count_dirichlet_faces(const ElementBlock& block) {
 
 } // namespace
 
-DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde,
-                       const physics::ExactSolution& boundary_data)
-    : block_(&block), pde_(pde), bc_(boundary_data) {
+DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde)
+    : block_(&block), pde_(pde) {
   all_elems_ = IView1("dg::operator::all_elems", block.nelem);
   auto h = Kokkos::create_mirror_view(all_elems_);
   for (int e = 0; e < block.nelem; ++e)
@@ -314,28 +333,30 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
 }
 
 bool DGOperator::uses_fixed_kernels() const {
-  // Curved blocks take the generic kernel: its points follow the Q_k map.
-  return variant_.fixed_order && fixed::available(block_->order, block_->Q) &&
-         vol_.extent(0) == 0 && minv_.extent(0) == 0 && !block_->curved;
+  const ElementBlock& b = *block_;
+  return variant_.fixed_order && fixed::available(b.order, b.Q) && vol_.extent(0) == 0 &&
+         minv_.extent(0) == 0 &&
+         !b.curved; // curved blocks: the generic kernel, whose points follow the Q_k map
 }
 
 bool DGOperator::modal_path() const {
-  return uses_fixed_kernels() && variant_.modal_affine && block_->affine &&
-         pde_.advection.kind == 0 && !has_dirichlet_ &&
+  // Constant velocity and diffusivity, no source, no boundary face that takes data.
+  const ElementBlock& b = *block_;
+  return uses_fixed_kernels() && variant_.modal_affine && b.affine &&
+         pde_.advection.kind == physics::Advection::constant && b.nuvol.extent(0) == 0 &&
+         b.source.extent(0) == 0 && !has_dirichlet_ &&
          (pde_.diffusion.nu == 0.0 || variant_.modal_with_diffusion(block_->order));
 }
 
 namespace {
-fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                            const physics::ExactSolution& bc, double t, const Epilogue& ep,
-                            const IView1& elems, const View1& points, const KernelVariant& v,
-                            bool has_dirichlet, bool modal) {
+fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffusion& pde, double t,
+                            const Epilogue& ep, const IView1& elems, const View1& points,
+                            const KernelVariant& v, bool has_dirichlet, bool modal) {
   fixed::StageArgs a;
   a.has_dirichlet = has_dirichlet;
   a.modal = modal;
   a.block = &b;
   a.pde = pde;
-  a.bc = bc;
   a.time = t;
   a.ep = ep;
   a.elems = elems;
@@ -363,7 +384,7 @@ void DGOperator::compute_traces() {
   const ElementBlock& b = *block_;
   traces_current_ = false;
   if (uses_fixed_kernels()) {
-    fixed::StageArgs a = stage_args(b, pde_, bc_, 0.0, Epilogue(), all_elems_, points_, variant_,
+    fixed::StageArgs a = stage_args(b, pde_, 0.0, Epilogue(), all_elems_, points_, variant_,
                                     has_dirichlet_, modal_path());
     pencil_args(a);
     fixed::traces(b.order, a, b.trace);
@@ -391,7 +412,7 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
   if (n == 0) return;
   if (uses_fixed_kernels()) {
     fixed::StageArgs a =
-        stage_args(b, pde_, bc_, t, ep, elems, points_, variant_, has_dirichlet_, modal_path());
+        stage_args(b, pde_, t, ep, elems, points_, variant_, has_dirichlet_, modal_path());
     pencil_args(a);
     a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
     if (a.ep.emit_traces) {
@@ -405,11 +426,11 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
     return;
   }
   const size_t bytes = rhs_scratch_bytes(b.P, b.Q);
-  RhsKernel k{b.u,         b.reg,   b.tables.w, b.tables.B, b.tables.D, b.tables.E,
-              b.tables.dE, b.verts, b.vgeo,     b.ghost,    b.fgeo,     b.trace,
-              b.ftype,     b.nbr,   b.nbr_face, b.orient,   b.tau,      vol_,
-              minv_,       elems,   points_,    pde_,       bc_,        t,
-              ep,          b.P,     b.Q,        b.affine,   bytes,      b.nodes,    b.gorder};
+  RhsKernel k{b.u,        b.reg,    b.tables.w, b.tables.B, b.tables.D, b.tables.E, b.tables.dE,
+              b.verts,    b.vgeo,   b.ghost,    b.fgeo,     b.trace,    b.ftype,    b.nbr,
+              b.nbr_face, b.orient, b.tau,      vol_,       minv_,      elems,      points_,
+              b.bdata,    b.nuvol,  b.source,   b.avol,     b.aface,    b.nuface,   pde_,
+              ep,         b.P,      b.Q,        b.affine,   bytes,      b.nodes,    b.gorder};
   Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes), k);
 }
 

@@ -23,10 +23,11 @@ SolverMatrices::SolverMatrices(const io::Config& cfg, ElementBlock& block,
     op.set_mass_inverse(minv_);
   }
   if (disc.op == "element_matrix") {
-    if (pde.advection.kind != 0)
-      DG_INPUT_ERROR(cfg.source << ": discretization.operator = element_matrix: needs "
-                                   "physics.velocity_field = constant (the element matrices are "
-                                   "precomputed for one velocity); use matrix_free");
+    if (pde.advection.kind != 0 || block.nuvol.extent(0) > 0)
+      DG_INPUT_ERROR(cfg.source << ": discretization.operator = element_matrix: needs a constant "
+                                   "physics.velocity and physics.diffusivity (the element "
+                                   "matrices are precomputed for one velocity and diffusivity); "
+                                   "use matrix_free");
     Coefficients c;
     for (int d = 0; d < 3; ++d)
       c.velocity[d] = pde.advection.a[d];

@@ -3,6 +3,7 @@
 #include "dg/io/config.hpp"
 
 #include "dg/core/error.hpp"
+#include "dg/physics/expression.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -277,7 +278,55 @@ Key vector3_key(std::string path, Get get, bool integer, std::string desc) {
   return k;
 }
 
-const char* const kBoxTags[6] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
+/// A scalar written as a number or a string: an expression, compiled once the parameters are
+/// known (check_expressions). `nonneg_number`: a plain number must be >= 0.
+template <class Get>
+Key expression_key(std::string path, Get get, std::string vars, bool nonneg_number,
+                   std::string desc) {
+  const std::string valid = "a number or an expression of " + vars;
+  Key k{path, "expression", valid, std::move(desc), nullptr, nullptr};
+  k.parse = [=](Config& c, const YAML::Node& n, const Origin& o) {
+    if (!n.IsScalar() || n.Scalar().empty()) bad_value(o, path, n, valid);
+    double v = 0;
+    if (nonneg_number && to_double(n, v) && v < 0) bad_value(o, path, n, "a number >= 0");
+    ExpressionText& e = get(c);
+    e.text = n.Scalar();
+    e.key = path;
+    e.where = o.where(path, n);
+  };
+  k.value = [=](const Config& c) {
+    const std::string& s = get(c).text;
+    return s.empty() ? std::string("\"\"") : s;
+  };
+  return k;
+}
+
+/// physics.velocity: a list of 3 expressions (numbers for a constant velocity).
+Key velocity_key(std::string desc) {
+  const std::string path = "physics.velocity";
+  const std::string valid = "a list of 3 expressions of x, y, z (numbers for a constant velocity)";
+  Key k{path, "3 expressions", valid, std::move(desc), nullptr, nullptr};
+  k.parse = [=](Config& c, const YAML::Node& n, const Origin& o) {
+    if (!n.IsSequence())
+      DG_INPUT_ERROR(o.where(path, n) << ": " << path << " = " << show(n) << ": must be " << valid);
+    if (n.size() != 3)
+      DG_INPUT_ERROR(o.where(path, n)
+                     << ": " << path << " = " << show(n) << ": must be " << valid << ", got "
+                     << n.size() << " component" << (n.size() == 1 ? "" : "s"));
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (!n[i].IsScalar() || n[i].Scalar().empty()) bad_value(o, path, n, valid);
+      ExpressionText& e = c.physics.velocity[i];
+      e.text = n[i].Scalar();
+      e.key = path + "[" + std::to_string(i) + "]";
+      e.where = o.where(path, n);
+    }
+  };
+  k.value = [=](const Config& c) {
+    const auto& v = c.physics.velocity;
+    return "[" + v[0].text + ", " + v[1].text + ", " + v[2].text + "]";
+  };
+  return k;
+}
 
 const std::vector<Key>& schema() {
   static const std::vector<Key> keys = [] {
@@ -319,27 +368,33 @@ const std::vector<Key>& schema() {
     // physics
     k.push_back(choice_key(
         "physics.velocity_field", [](auto& c) -> auto& { return c.physics.velocity_field; },
-        {"constant", "rotation"}, "advection velocity a(x): constant, or solid rotation about z"));
-    k.push_back(vector3_key(
-        "physics.velocity", [](auto& c) -> auto& { return c.physics.velocity; }, false,
-        "constant advection velocity (velocity_field: constant)"));
+        {"expression", "constant", "rotation"},
+        "advection velocity a(x): the field physics.velocity (constant is a synonym), or solid "
+        "rotation about z"));
+    k.push_back(velocity_key("advection velocity a(x, y, z), one expression per component; "
+                             "need not be divergence-free (the form solved is "
+                             "u_t + div(a u) = div(nu grad u) + s)"));
     k.push_back(number_key(
         "physics.angular_velocity", [](auto& c) -> auto& { return c.physics.angular_velocity; },
         any(), "angular velocity of the rotation about z (velocity_field: rotation)"));
     k.push_back(vector3_key(
         "physics.rotation_center", [](auto& c) -> auto& { return c.physics.rotation_center; },
         false, "a point on the rotation axis (velocity_field: rotation)"));
-    k.push_back(number_key(
-        "physics.diffusivity", [](auto& c) -> auto& { return c.physics.diffusivity; },
-        nonnegative(), "diffusivity nu; 0 gives pure advection"));
+    k.push_back(expression_key(
+        "physics.diffusivity", [](auto& c) -> auto& { return c.physics.diffusivity; }, "x, y, z",
+        true, "diffusivity nu >= 0, a number or a field; 0 gives pure advection"));
+    k.push_back(expression_key(
+        "physics.source", [](auto& c) -> auto& { return c.physics.source; }, "x, y, z, t", false,
+        "source term s(x, y, z, t) on the right-hand side; empty: none"));
     k.push_back(number_key(
         "physics.penalty", [](auto& c) -> auto& { return c.physics.penalty; }, positive(),
         "SIPG penalty factor eta (scaled as in docs/design.md)"));
     // initial condition
     k.push_back(choice_key(
         "initial.type", [](auto& c) -> auto& { return c.initial.type; },
-        {"fourier", "gaussian", "constant", "zero"},
-        "initial condition (and exact solution where known)"));
+        {"fourier", "gaussian", "constant", "zero", "expression"},
+        "initial condition (and exact solution where known); expression: initial.expression, "
+        "chosen by giving initial.expression or initial.exact"));
     k.push_back(number_key(
         "initial.amplitude", [](auto& c) -> auto& { return c.initial.amplitude; }, any(),
         "amplitude of the fourier mode or gaussian"));
@@ -355,18 +410,14 @@ const std::vector<Key>& schema() {
     k.push_back(number_key(
         "initial.value", [](auto& c) -> auto& { return c.initial.value; }, any(),
         "value of the constant initial condition"));
-    // boundary
-    k.push_back(choice_key(
-        "boundary.default", [](auto& c) -> auto& { return c.boundary.default_kind; },
-        {"dirichlet", "outflow"},
-        "condition on every non-periodic boundary face without its own entry; dirichlet uses "
-        "the exact solution"));
-    for (int f = 0; f < 6; ++f)
-      k.push_back(choice_key(
-          std::string("boundary.") + kBoxTags[f],
-          [f](auto& c) -> auto& { return c.boundary.kind[f]; }, {"dirichlet", "outflow"},
-          std::string("condition on the box face tagged ") + kBoxTags[f] +
-              " (default: boundary.default)"));
+    k.push_back(expression_key(
+        "initial.expression", [](auto& c) -> auto& { return c.initial.expression; }, "x, y, z",
+        false,
+        "initial state u0(x, y, z) (initial.type: expression); empty: initial.exact at t = 0"));
+    k.push_back(expression_key(
+        "initial.exact", [](auto& c) -> auto& { return c.initial.exact; }, "x, y, z, t", false,
+        "exact solution u(x, y, z, t) for the error norms, and the default Dirichlet and inflow "
+        "data"));
     // time
     k.push_back(choice_key(
         "time.integrator", [](auto& c) -> auto& { return c.time.integrator; },
@@ -436,6 +487,8 @@ std::vector<std::string> all_names() {
     const std::string section = k.path.substr(0, k.path.find('.'));
     if (std::find(names.begin(), names.end(), section) == names.end()) names.push_back(section);
   }
+  names.push_back("parameters");
+  names.push_back("boundary");
   return names;
 }
 
@@ -460,6 +513,123 @@ std::string mark_of(const std::string& source, const YAML::Node& n) {
   return source + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
 }
 
+// ------------------------------------------------------------------------------------------------
+// Sections with user-chosen names: parameters (NAME: value) and boundary (tag name: condition)
+// ------------------------------------------------------------------------------------------------
+
+const std::vector<std::string>& boundary_types() {
+  static const std::vector<std::string> v{"dirichlet", "inflow", "outflow", "neumann"};
+  return v;
+}
+
+void check_map_keys(const YAML::Node& map, const std::string& prefix, const Origin& origin,
+                    const std::vector<std::string>& allowed) {
+  std::set<std::string> here;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const YAML::Node key = it->first;
+    if (!key.IsScalar())
+      DG_INPUT_ERROR(mark_of(origin.source, key)
+                     << ": " << prefix << ": keys must be plain names, got " << show(key));
+    const std::string path = prefix + "." + key.Scalar();
+    if (!here.insert(key.Scalar()).second)
+      DG_INPUT_ERROR(mark_of(origin.source, key)
+                     << ": " << path << ": duplicate key (given more than once)");
+    if (!allowed.empty() &&
+        std::find(allowed.begin(), allowed.end(), key.Scalar()) == allowed.end())
+      DG_INPUT_ERROR(mark_of(origin.source, key)
+                     << ": " << path << ": unknown key; did you mean " << prefix << "."
+                     << nearest(key.Scalar(), allowed) << "?");
+  }
+}
+
+void parse_parameters(Config& cfg, const YAML::Node& node, const Origin& origin) {
+  if (node.IsNull()) return;
+  if (!node.IsMap())
+    DG_INPUT_ERROR(origin.where("parameters", node)
+                   << ": parameters = " << show(node)
+                   << ": must be a map of NAME: value (a number or an expression of pi and the "
+                      "parameters before it)");
+  check_map_keys(node, "parameters", origin, {});
+  cfg.parameters.clear();
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const std::string path = "parameters." + name;
+    expr::check_parameter_name(name, mark_of(origin.source, it->first));
+    const YAML::Node v = it->second;
+    if (!v.IsScalar() || v.Scalar().empty())
+      bad_value(origin, path, v, "a number or an expression of pi and the parameters before it");
+    cfg.parameters.emplace_back(
+        name, expr::parameter_value(v.Scalar(), cfg.parameters, origin.where(path, v), path));
+  }
+}
+
+BoundaryCondition parse_condition(const std::string& name, const YAML::Node& n,
+                                  const Origin& origin) {
+  const std::string path = "boundary." + name;
+  BoundaryCondition c;
+  c.name = name;
+  c.where = origin.where(path, n);
+  c.value.key = path + ".value";
+  auto check_type = [&](const YAML::Node& t, const std::string& key) {
+    const auto& types = boundary_types();
+    if (!t.IsScalar() || std::find(types.begin(), types.end(), t.Scalar()) == types.end()) {
+      std::string hint;
+      if (t.IsScalar() && !t.Scalar().empty()) {
+        const std::string near = nearest(t.Scalar(), types);
+        if (edit_distance(near, t.Scalar()) <= std::max<std::size_t>(2, near.size() / 3))
+          hint = " (did you mean " + near + "?)";
+      }
+      DG_INPUT_ERROR(origin.where(key, t)
+                     << ": " << key << " = " << show(t) << ": must be one of: " << join(types, ", ")
+                     << hint << " (periodic pairs come from the mesh)");
+    }
+    return t.Scalar();
+  };
+  if (n.IsScalar()) {
+    c.type = check_type(n, path);
+  } else if (n.IsMap()) {
+    check_map_keys(n, path, origin, {"type", "value"});
+    const YAML::Node t = n["type"];
+    if (!t)
+      DG_INPUT_ERROR(c.where << ": " << path << " = " << show(n)
+                             << ": needs a type (one of: " << join(boundary_types(), ", ") << ")");
+    c.type = check_type(t, path + ".type");
+    const YAML::Node v = n["value"];
+    if (v) {
+      if (!v.IsScalar() || v.Scalar().empty())
+        bad_value(origin, path + ".value", v, "a number or an expression of x, y, z, t");
+      c.value.text = v.Scalar();
+      c.value.where = origin.where(path + ".value", v);
+    }
+  } else {
+    DG_INPUT_ERROR(c.where << ": " << path << " = " << show(n) << ": must be a condition type ("
+                           << join(boundary_types(), ", ")
+                           << ") or a map {type: TYPE, value: EXPRESSION}");
+  }
+  if (c.type == "outflow" && c.value.given())
+    DG_INPUT_ERROR(c.value.where << ": " << c.value.key << " = \"" << c.value.text
+                                 << "\": an outflow boundary takes no value");
+  return c;
+}
+
+void parse_boundary(Config& cfg, const YAML::Node& node, const Origin& origin) {
+  if (node.IsNull()) return;
+  if (!node.IsMap())
+    DG_INPUT_ERROR(origin.where("boundary", node)
+                   << ": boundary = " << show(node)
+                   << ": must be a map of tag names (and default) to conditions");
+  check_map_keys(node, "boundary", origin, {});
+  cfg.boundary.conditions.clear();
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    BoundaryCondition c = parse_condition(name, it->second, origin);
+    if (name == "default")
+      cfg.boundary.default_condition = c;
+    else
+      cfg.boundary.conditions.push_back(c);
+  }
+}
+
 /// Checks every key of a map (recursively): known, not repeated, of the right type.
 /// With `parse_values` false only the structure is checked (names, duplicates, sections).
 void walk(const YAML::Node& map, const std::string& prefix, Config& cfg, const Origin& origin,
@@ -476,7 +646,11 @@ void walk(const YAML::Node& map, const std::string& prefix, Config& cfg, const O
     if (!here.insert(key.Scalar()).second)
       DG_INPUT_ERROR(mark_of(origin.source, key)
                      << ": " << path << ": duplicate key (given more than once)");
-    if (is_section(path)) {
+    if (path == "parameters") {
+      if (parse_values) parse_parameters(cfg, value, origin);
+    } else if (path == "boundary") {
+      if (parse_values) parse_boundary(cfg, value, origin);
+    } else if (is_section(path)) {
       if (value.IsNull()) continue; // "time:" with nothing below: all defaults
       if (!value.IsMap())
         DG_INPUT_ERROR(origin.where(path, value)
@@ -499,6 +673,52 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
     DG_INPUT_ERROR(source << ": --set " << text << ": expected KEY=VALUE, e.g. --set time.cfl=0.4");
   const std::string path = text.substr(0, eq);
   const std::string value_text = text.substr(eq + 1);
+  const bool named = path.rfind("parameters.", 0) == 0 || path.rfind("boundary.", 0) == 0;
+  if (named) {
+    // parameters.NAME, boundary.NAME (a type), boundary.NAME.type, boundary.NAME.value
+    const bool param = path[0] == 'p';
+    const std::string rest = path.substr(path.find('.') + 1);
+    const auto dot = rest.find('.');
+    const std::string name = rest.substr(0, dot);
+    const std::string field = dot == std::string::npos ? "" : rest.substr(dot + 1);
+    if (name.empty() || (param && !field.empty()) ||
+        (!param && !field.empty() && field != "type" && field != "value"))
+      DG_INPUT_ERROR(source << ": --set " << path
+                            << ": expected parameters.NAME, boundary.NAME, boundary.NAME.type or "
+                               "boundary.NAME.value");
+    YAML::Node value;
+    try {
+      value = YAML::Load(value_text);
+    } catch (const YAML::Exception& e) {
+      DG_INPUT_ERROR(source << ": --set " << path << " = " << value_text
+                            << ": not a YAML value: " << one_line(e.msg));
+    }
+    if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
+    const std::string section = param ? "parameters" : "boundary";
+    YAML::Node sec = root[section];
+    if (sec.IsNull() || !sec.IsDefined()) {
+      root[section] = YAML::Node(YAML::NodeType::Map);
+      sec = root[section];
+    }
+    if (!sec.IsMap())
+      DG_INPUT_ERROR(mark_of(source, sec)
+                     << ": " << section << " = " << show(sec) << ": must be a map");
+    if (field.empty()) {
+      sec[name] = value;
+    } else {
+      YAML::Node entry = sec[name];
+      if (!entry.IsMap()) {
+        YAML::Node m(YAML::NodeType::Map);
+        if (entry.IsScalar()) m["type"] = entry.Scalar();
+        sec[name] = m;
+        entry = sec[name];
+      }
+      entry[field] = value;
+    }
+    overridden.insert(path);
+    overridden.insert(section + "." + name);
+    return;
+  }
   if (!find_key(path)) {
     if (is_section(path))
       DG_INPUT_ERROR(source << ": --set " << path
@@ -533,7 +753,37 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
   overridden.insert(path);
 }
 
-void cross_checks(const Config& c, const YAML::Node& root, const Origin& o) {
+/// Compiles every expression with the parameters (syntax, unknown names, a t where time is not
+/// allowed) and settles initial.type: expression when initial.expression or initial.exact is
+/// given without a type.
+void check_expressions(Config& c, const YAML::Node& root, const Origin& o) {
+  const expr::Parameters& prm = c.parameters;
+  auto compile = [&](const ExpressionText& e, bool allow_t) {
+    if (e.given())
+      expr::Expression(e.text, prm, allow_t, e.where.empty() ? o.source : e.where, e.key);
+  };
+  if (c.physics.velocity_field != "rotation")
+    for (const auto& v : c.physics.velocity)
+      compile(v, false);
+  compile(c.physics.diffusivity, false);
+  compile(c.physics.source, true);
+  compile(c.initial.expression, false);
+  compile(c.initial.exact, true);
+  compile(c.boundary.default_condition.value, true);
+  for (const auto& b : c.boundary.conditions)
+    compile(b.value, true);
+  const YAML::Node croot = root;
+  const YAML::Node init = croot.IsMap() ? croot["initial"] : YAML::Node();
+  const bool type_given = init && init.IsMap() && init["type"];
+  if (!type_given && (c.initial.expression.given() || c.initial.exact.given()))
+    c.initial.type = "expression";
+  if (c.initial.type == "expression" && !c.initial.expression.given() && !c.initial.exact.given())
+    DG_INPUT_ERROR(o.where("initial.type", type_given ? init["type"] : YAML::Node())
+                   << ": initial.type = expression: needs initial.expression (or initial.exact, "
+                      "taken at t = 0)");
+}
+
+void cross_checks(Config& c, const YAML::Node& root, const Origin& o) {
   const YAML::Node croot = root;
   auto node = [&](const std::string& section, const std::string& key) -> YAML::Node {
     if (!croot.IsMap()) return YAML::Node();
@@ -550,6 +800,7 @@ void cross_checks(const Config& c, const YAML::Node& root, const Origin& o) {
                    << ": must be 0 (meaning p+2) or an integer in [order+1, 32] = [" << p + 1
                    << ", 32] for discretization.order = " << p);
   }
+  check_expressions(c, root, o);
   // exactly one of mesh.file / mesh.box
   const bool has_file = !c.mesh.file.empty(), has_box = !c.mesh.box.empty();
   if (has_file == has_box) {
@@ -645,6 +896,34 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   return cfg;
 }
 
+namespace {
+/// Keys whose names the user chooses (parameters, boundary tags): key, type, default, valid
+/// values, description, for the reference.
+const std::vector<std::array<std::string, 5>>& named_keys() {
+  static const std::vector<std::array<std::string, 5>> rows{
+      {"parameters.NAME", "expression", "(none)",
+       "a number or an expression of pi and the parameters before it",
+       "a constant NAME usable in every expression; NAME must not be x, y, z, t, pi or a function"},
+      {"boundary.default", "condition", "dirichlet", "one of: dirichlet, inflow, outflow, neumann",
+       "condition on every non-periodic boundary face whose tag has no entry (a type, or a map "
+       "with type and value as boundary.NAME)"},
+      {"boundary.NAME", "condition", "(boundary.default)",
+       "a type, or a map {type: TYPE, value: EXPRESSION}",
+       "condition on the faces of the mesh tag NAME (dgmesh boxes: xmin .. zmax; Gmsh meshes: "
+       "the physical names); a name the mesh does not have is an error listing its tags"},
+      {"boundary.NAME.type", "choice", "dirichlet", "one of: dirichlet, inflow, outflow, neumann",
+       "dirichlet: u = value (weak, upwind + SIPG); inflow: u = value where a.n < 0, free "
+       "elsewhere; outflow: free (upwind, no diffusive flux); neumann: nu grad u . n = value "
+       "(outward n), advective part upwind from inside"},
+      {"boundary.NAME.value", "expression", "(exact solution)",
+       "a number or an expression of x, y, z, t",
+       "dirichlet / inflow data g or neumann flux h; default: initial.exact or the built-in "
+       "exact solution (dirichlet, inflow), 0 (neumann); none for outflow"},
+  };
+  return rows;
+}
+} // namespace
+
 std::string config_reference_markdown() {
   const Config defaults;
   std::ostringstream os;
@@ -660,13 +939,25 @@ std::string config_reference_markdown() {
     os << "| `" << k.path << "` | " << k.type << " | `" << def << "` | " << k.valid << " | " << desc
        << " |\n";
   }
+  for (const auto& r : named_keys())
+    os << "| `" << r[0] << "` | " << r[1] << " | `" << r[2] << "` | " << r[3] << " | " << r[4]
+       << " |\n";
   return os.str();
+}
+
+std::vector<std::string> nearest_first(const std::string& word, std::vector<std::string> names) {
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return edit_distance(word, a) < edit_distance(word, b);
+  });
+  return names;
 }
 
 std::vector<std::string> config_keys() {
   std::vector<std::string> keys;
   for (const auto& k : schema())
     keys.push_back(k.path);
+  for (const auto& r : named_keys())
+    keys.push_back(r[0]);
   return keys;
 }
 

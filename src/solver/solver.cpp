@@ -6,6 +6,7 @@
 #include "dg/io/output.hpp"
 #include "dg/mesh/generate.hpp"
 #include "dg/mesh/local_mesh.hpp"
+#include "dg/problem.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -26,10 +27,6 @@ std::string resolve_mesh_path(const io::Config& cfg) {
   if (fs::exists(beside)) return beside.string();
   return p.string(); // read_mesh reports the missing file
 }
-
-int face_kind(const std::string& s) {
-  return s == "outflow" ? face_outflow : face_dirichlet;
-}
 } // namespace
 
 int default_quadrature_points(int p, int k) {
@@ -42,13 +39,29 @@ int default_quadrature_points(int p, int k) {
 physics::AdvectionDiffusion make_pde(const io::Config& cfg) {
   physics::AdvectionDiffusion pde;
   const auto& ph = cfg.physics;
-  pde.advection.kind = ph.velocity_field == "rotation" ? 1 : 0;
-  for (int d = 0; d < 3; ++d) {
-    pde.advection.a[d] = ph.velocity[d];
-    pde.advection.center[d] = ph.rotation_center[d];
+  auto constant = [&](const io::ExpressionText& e, double& v) {
+    const expr::Expression x(e.text, cfg.parameters, false, e.where.empty() ? cfg.source : e.where,
+                             e.key);
+    if (!x.is_constant()) return false;
+    v = x.value();
+    return true;
+  };
+  pde.advection.kind = physics::Advection::constant;
+  if (ph.velocity_field == "rotation") {
+    pde.advection.kind = physics::Advection::rotation;
+  } else {
+    for (int d = 0; d < 3; ++d)
+      if (!constant(ph.velocity[d], pde.advection.a[d]))
+        pde.advection.kind = physics::Advection::field;
+    if (pde.advection.kind == physics::Advection::field)
+      for (int d = 0; d < 3; ++d)
+        pde.advection.a[d] = 0.0;
   }
+  for (int d = 0; d < 3; ++d)
+    pde.advection.center[d] = ph.rotation_center[d];
   pde.advection.omega = ph.angular_velocity;
-  pde.diffusion.nu = ph.diffusivity;
+  double nu = 0.0;
+  pde.diffusion.nu = constant(ph.diffusivity, nu) ? nu : 0.0; // a field: Problem::setup
   pde.diffusion.eta = ph.penalty;
   return pde;
 }
@@ -125,16 +138,15 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
   const int q = cfg.discretization.quadrature_points > 0
                     ? cfg.discretization.quadrature_points
                     : default_quadrature_points(p, part_.local.hexes.order);
-  BoundaryKinds bc;
-  for (int t = 0; t < 6; ++t)
-    bc.kind[t] =
-        face_kind(cfg.boundary.kind[t].empty() ? cfg.boundary.default_kind : cfg.boundary.kind[t]);
-  bc.other = face_kind(cfg.boundary.default_kind);
-  const auto ghosts = parallel::ghost_faces(part_);
-  block_ = build_element_block(part_.local, ghosts, p, q, bc, cfg.discretization.geometry);
-  pde_ = make_pde(cfg);
   exact_ = make_exact(cfg, part_.local.box);
-  op_ = std::make_unique<DGOperator>(block_, pde_, exact_);
+  problem_ = std::make_unique<Problem>(cfg, part_.local, exact_);
+  const auto ghosts = parallel::ghost_faces(part_);
+  block_ = build_element_block(part_.local, ghosts, p, q, problem_->boundary_kinds(),
+                               cfg.discretization.geometry);
+  problem_->setup(block_, part_.local, comm_);
+  pde_ = problem_->pde();
+  exact_.pde = pde_;
+  op_ = std::make_unique<DGOperator>(block_, pde_);
   matrices_ = integration::make_solver_matrices(cfg, block_, pde_, *op_);
   if (size_ > 1)
     halo_ =
@@ -145,13 +157,14 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
 Solver::~Solver() = default;
 
 void Solver::initialize() {
-  project(block_, exact_, 0.0);
+  problem_->initial_state(block_);
   op_->invalidate_traces();
   time_ = 0.0;
   step_ = 0;
 }
 
 void Solver::rhs(double t, const Epilogue& ep) {
+  problem_->update(block_, t); // time-dependent boundary data and source at the stage time
   if (matrices_) matrices_->before_rhs();
   if (!(ep.traces_ready && op_->traces_current())) op_->compute_traces();
   if (halo_) halo_->start();
@@ -188,8 +201,7 @@ double Solver::time_step() const {
 }
 
 GlobalDiagnostics Solver::diagnostics() const {
-  const Diagnostics d =
-      local_diagnostics(block_, exact_, time_, exact_.is_exact() && exact_.kind != 3, block_.Q + 2);
+  const Diagnostics d = problem_->diagnostics(block_, time_, block_.Q + 2, part_.local);
   double sums[3] = {d.l2_error, d.integral, d.energy};
   double maxs[4] = {d.max_error, -d.umin, d.umax, d.finite ? 0.0 : 1.0};
   MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, comm_);
@@ -272,7 +284,7 @@ GlobalDiagnostics Solver::run() {
   io::CsvLog csv(comm_, out.directory, out.name,
                  {"step", "time", "l2_error", "max_error", "integral", "energy", "umin", "umax"},
                  step_ > 0);
-  const bool with_error = exact_.is_exact() && exact_.kind != 3;
+  const bool with_error = problem_->has_exact();
   const double dofs = static_cast<double>(global_elements()) * block_.nmodes;
   const bool tty = isatty(fileno(stdout));
   const std::string checkpoint = out.directory + "/" + out.name + "_checkpoint.h5";
@@ -370,6 +382,13 @@ GlobalDiagnostics Solver::run() {
     std::printf("dgsolve: halo: %.0f bytes per stage (sent, summed over ranks), waiting %.1f%% of "
                 "step time (max over ranks; mean %.1f%%)\n",
                 hs.bytes_per_stage, 100.0 * hs.wait_fraction_max, 100.0 * hs.wait_fraction_mean);
+    if (problem_->time_dependent())
+      std::printf("dgsolve: time-dependent boundary data and source: %.3f s on rank 0 (%.1f%% of "
+                  "step time), %ld points per stage evaluated on the host and copied to the "
+                  "device\n",
+                  problem_->update_seconds(),
+                  step_seconds_ > 0.0 ? 100.0 * problem_->update_seconds() / step_seconds_ : 0.0,
+                  problem_->update_points());
     if (writer) std::printf("dgsolve: snapshots in %s\n", writer->xdmf_path().c_str());
   }
   // One row per run: the figures of the summary, for scripts (scripts/scaling.sh).

@@ -104,18 +104,25 @@ double local_stable_dt(const ElementBlock& block, const physics::AdvectionDiffus
   const physics::Advection adv = pde.advection;
   const View1 h = block.hmin;
   const View3 verts = block.verts;
+  const View1 amax_field = block.amax, numax_field = block.numax; // fields: max per element
+  const bool afield = adv.kind == physics::Advection::field, nufield = numax_field.extent(0) > 0;
   double rate = 0.0;
   Kokkos::parallel_reduce(
       "dg::rk::cfl", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
       KOKKOS_LAMBDA(const int e, double& m) {
         double amax = 0.0;
-        for (int v = 0; v < 8; ++v) { // velocity at the vertices (exact for affine fields)
-          const double x[3] = {verts(e, v, 0), verts(e, v, 1), verts(e, v, 2)};
-          double a[3];
-          adv.velocity(x, a);
-          amax = math::fmax(amax, math::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]));
+        if (afield) {
+          amax = amax_field(e);
+        } else {
+          for (int v = 0; v < 8; ++v) { // velocity at the vertices (exact for affine fields)
+            const double x[3] = {verts(e, v, 0), verts(e, v, 1), verts(e, v, 2)};
+            double a[3];
+            adv.velocity(x, a);
+            amax = math::fmax(amax, math::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]));
+          }
         }
-        const double r = amax * p1 * p1 / h(e) + nu * p1 * p1 * p1 * p1 / (h(e) * h(e));
+        const double nue = nufield ? numax_field(e) : nu;
+        const double r = amax * p1 * p1 / h(e) + nue * p1 * p1 * p1 * p1 / (h(e) * h(e));
         if (r > m) m = r;
       },
       Kokkos::Max<double>(rate));

@@ -36,6 +36,19 @@ EOF
 [ -s out/ring.xdmf ] || fail "dgsolve on a .msh: no snapshots"
 rm -rf out
 
+# The cylinder example (expressions on a curved Gmsh mesh with named boundaries) runs.
+"$DGSOLVE" "$DG_SRC/inputs/cylinder/cylinder.yaml" --set time.steps=3 --set output.directory=out \
+  --set output.quiet=true >out.txt 2>err.txt || fail "inputs/cylinder/cylinder.yaml: $(cat err.txt)"
+[ -s out/cylinder.xdmf ] || fail "inputs/cylinder/cylinder.yaml: no snapshots"
+# A boundary name the mesh does not have lists its names, nearest first.
+"$DGSOLVE" "$DG_SRC/inputs/cylinder/cylinder.yaml" --set boundary.inlett=outflow \
+  --set output.directory=bad_out >out.txt 2>err.txt
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e bad_out ] ||
+  fail "unknown boundary name: exit $rc: $(cat err.txt)"
+grep -q "nearest first: inlet, outlet" err.txt || fail "unknown boundary name: $(cat err.txt)"
+rm -rf out
+
 # check_bad PATTERN FILE: dgmesh import and dgsolve refuse FILE with one line matching PATTERN.
 check_bad() {
   local pat=$1 file=$2 rc

@@ -13,8 +13,19 @@ namespace dg {
 
 using View4 = Kokkos::View<double****, Kokkos::LayoutRight, MemSpace>;
 
-/// What lies across an element face.
-enum FaceType : int { face_local = 0, face_ghost = 1, face_dirichlet = 2, face_outflow = 3 };
+/// What lies across an element face: a neighbour (local or ghost), or a boundary condition
+/// (face_dirichlet and above; docs/design.md, "Boundary conditions").
+enum FaceType : int {
+  face_local = 0,
+  face_ghost = 1,
+  face_dirichlet = 2, // u+ = g (upwind and SIPG)
+  face_outflow = 3,   // u+ = u-, no diffusive flux
+  face_inflow = 4,    // u+ = g where a.n < 0 (SIPG with g there), u+ = u- where a.n >= 0
+  face_neumann = 5    // advective part upwind with u+ = u-; diffusive flux nu grad u . n = h
+};
+KOKKOS_INLINE_FUNCTION bool is_boundary_face(int type) {
+  return type >= face_dirichlet;
+}
 
 /// Geometry record sizes. Volume (elem, point, 10): [0..8] the adjugate |J| J^{-1} row-major
 /// (reference direction d, physical direction i), [9] |J|. Face (elem, face, point, 8):
@@ -52,6 +63,25 @@ struct ElementBlock {
   View1 volume;    // (elem) |K|
   View1 hmin;      // (elem) |K| / max face area: length scale of the CFL rule
 
+  /// Boundary faces: nbr(e, f) of a face of a boundary type is its slot s here. Host: the
+  /// element, face and condition (row of the problem's table) of each slot; device: the data.
+  int nbound = 0;
+  std::vector<int> bound_elem, bound_face, bound_cond;
+  View2 bdata; // (slot, point) g (dirichlet, inflow) or h (neumann) at the face's q^2 points
+  /// Some boundary face needs data other than the built-in exact solution (inflow, neumann, or
+  /// dirichlet from an expression): only the kernels that read bdata handle the block.
+  bool boundary_data = false;
+
+  /// Fields tabulated at set-up, empty where the physics is a constant (or the rotation
+  /// shorthand, computed in the kernels):
+  View3 avol;   // (elem, volume point, 3) contravariant velocity adj(J) a = |J| J^{-1} a
+  View3 aface;  // (elem, face, point) a . n at the face points
+  View1 amax;   // (elem) max |a| over the element's points (time-step rule)
+  View2 nuvol;  // (elem, volume point) nu
+  View3 nuface; // (elem, face, point) nu
+  View1 numax;  // (elem) max nu over the element's points
+  View2 source; // (elem, mode) M^{-1} (phi, s): the source's share of the right-hand side
+
   View4 trace; // (elem, face, point, 2): u and grad u . n on each face, this element's side
   View3 ghost; // (slot, point, 2): traces received from other ranks (neighbour's ordering)
   int nghost = 0;
@@ -63,12 +93,18 @@ struct ElementBlock {
   int inner_first = -1, halo_first = -1;
 };
 
-/// Boundary condition per box tag (0..5): face_dirichlet or face_outflow; `other` for the tags
-/// of other meshes (Gmsh physical surfaces).
+/// Boundary condition of each mesh tag (index = tag id): its FaceType and its row in the
+/// problem's table of conditions. Tags beyond the vectors take default_kind, row 0.
 struct BoundaryKinds {
-  int kind[6] = {face_dirichlet, face_dirichlet, face_dirichlet,
-                 face_dirichlet, face_dirichlet, face_dirichlet};
-  int other = face_dirichlet;
+  std::vector<int> kind;
+  std::vector<int> condition;
+  int default_kind = face_dirichlet;
+  int kind_of(int tag) const {
+    return tag >= 0 && tag < static_cast<int>(kind.size()) ? kind[tag] : default_kind;
+  }
+  int condition_of(int tag) const {
+    return tag >= 0 && tag < static_cast<int>(condition.size()) ? condition[tag] : 0;
+  }
 };
 
 /// Ghost slot of a rank-boundary face, in the order the halo exchange fills the ghost array.
@@ -87,5 +123,16 @@ struct GhostFace {
 ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector<GhostFace>& ghosts,
                                  int order, int q, const BoundaryKinds& bc,
                                  const std::string& geometry);
+
+/// Physical coordinates of the block's volume quadrature points, (elem, point, xyz) with point
+/// a + q (b + q c), from the element map of `local` (the mesh geometry), for set-up evaluation.
+std::vector<double> volume_points(const mesh::LocalMesh& local, const ElementBlock& b);
+/// ... of the q^2 points of face f of element e, (point, xyz) with point i + q j; x: the block's
+/// 1-D quadrature points (make_tables(order, q).x).
+std::vector<double> face_points(const mesh::LocalMesh& local, const ElementBlock& b, int e, int f,
+                                const std::vector<double>& x);
+/// ... of an n^3 grid of 1-D points `x` in every element (diagnostics grids).
+std::vector<double> grid_points(const mesh::LocalMesh& local, const ElementBlock& b,
+                                const std::vector<double>& x);
 
 } // namespace dg

@@ -1,6 +1,6 @@
 // The face terms at one face point, shared by the run-time-sized and the fixed-order kernels:
-// the state across the face (neighbour's trace, weak Dirichlet data or outflow) and the weighted
-// integrands of the face integrals (upwind + SIPG flux, and the SIPG symmetry term).
+// the state across the face (neighbour's trace, or the boundary condition's exterior state) and
+// the weighted integrands of the face integrals (upwind + SIPG flux, and the SIPG symmetry term).
 #pragma once
 
 #include "dg/dg/element_block.hpp"
@@ -22,27 +22,31 @@ KOKKOS_INLINE_FUNCTION void neighbour_trace(int type, const View4& trace, const 
   }
 }
 
-/// Face-point integrands. geo: [0..2] unit normal, [3] dS, [4..6] J^{-1} n (reference
+/// Face-point integrands. type: the face's FaceType; an = a . n (outward unit normal n), nu the
+/// diffusivity at the point; geo: [0..2] unit normal, [3] dS, [4..6] J^{-1} n (reference
 /// components); wab the product of the two tangential weights; (d, ta, tb) the face's normal and
 /// tangential directions. uin, gin: this side's u and grad u . n; uout, gout: the neighbour's
-/// (face_local, face_ghost), replaced here by the Dirichlet datum bc_u (with gout = -gin) or by
-/// this side's values (outflow). out[0] = -(F* . n) w dS; with diffusion out[1..3] =
+/// (face_local, face_ghost). On boundary faces the exterior state comes from the condition and
+/// its datum bval: dirichlet u+ = g = bval, grad u+ = grad u- (so the SIPG flux is
+/// -nu grad u- . n + tau (u- - g)); inflow the same where an < 0 and outflow where an >= 0;
+/// outflow u+ = u-, no diffusive flux; neumann u+ = u- for the advective part and the diffusive
+/// flux -nu grad u . n = -h with h = bval. out[0] = -(F* . n) w dS; with diffusion out[1..3] =
 /// (nu/2) [u] w dS (J^{-1} n)_{d, ta, tb}, lifted with the derivative tables.
-KOKKOS_INLINE_FUNCTION void face_integrands(const physics::AdvectionDiffusion& pde, int type,
-                                            const double vel[3], const double geo[7],
-                                            double wab, double tau_f, int d, int ta, int tb,
-                                            double uin, double gin, double uout, double gout,
-                                            double bc_u, double out[4]) {
-  if (type == face_dirichlet) {
-    uout = bc_u;
+KOKKOS_INLINE_FUNCTION void face_flux(int type, double an, double nu, const double geo[7],
+                                      double wab, double tau_f, int d, int ta, int tb, double uin,
+                                      double gin, double uout, double gout, double bval,
+                                      double out[4]) {
+  double prescribed = 0.0; // neumann: the diffusive part of F* . n
+  bool weak_dirichlet = type == face_dirichlet || (type == face_inflow && an < 0.0);
+  if (weak_dirichlet) {
+    uout = bval;
     gout = -gin;
-  } else if (type == face_outflow) {
+  } else if (is_boundary_face(type)) {
     uout = uin;
     gout = gin;
+    if (type == face_neumann) prescribed = -bval;
   }
-  const double nu = pde.diffusion.nu;
-  const double an = vel[0] * geo[0] + vel[1] * geo[1] + vel[2] * geo[2];
-  double flux = physics::upwind_flux(an, uin, uout);
+  double flux = physics::upwind_flux(an, uin, uout) + prescribed;
   const double wds = wab * geo[3];
   if (nu > 0.0) {
     flux += physics::sipg_flux(nu, tau_f, uin, uout, gin, gout);
@@ -52,6 +56,18 @@ KOKKOS_INLINE_FUNCTION void face_integrands(const physics::AdvectionDiffusion& p
     out[3] = c * geo[4 + tb];
   }
   out[0] = -flux * wds;
+}
+
+/// face_flux with the velocity vel (physical components) and the constant diffusivity of `pde`;
+/// bc_u is the datum of a boundary face.
+KOKKOS_INLINE_FUNCTION void face_integrands(const physics::AdvectionDiffusion& pde, int type,
+                                            const double vel[3], const double geo[7], double wab,
+                                            double tau_f, int d, int ta, int tb, double uin,
+                                            double gin, double uout, double gout, double bc_u,
+                                            double out[4]) {
+  const double an = vel[0] * geo[0] + vel[1] * geo[1] + vel[2] * geo[2];
+  face_flux(type, an, pde.diffusion.nu, geo, wab, tau_f, d, ta, tb, uin, gin, uout, gout, bc_u,
+            out);
 }
 
 } // namespace dg

@@ -26,13 +26,12 @@ inline bool available(int order, int q) {
 struct StageArgs {
   const ElementBlock* block = nullptr;
   physics::AdvectionDiffusion pde;
-  physics::ExactSolution bc;
-  double time = 0.0;
+  double time = 0.0; // stage time (boundary data and sources are on the block already)
   Epilogue ep;
   IView1 elems;
   View1 points;
   View4 trace_out;           // traces of the updated state (lsrk epilogue with ep.emit_traces)
-  bool has_dirichlet = true; // some face takes Dirichlet data (needs point coordinates)
+  bool has_dirichlet = true; // some boundary face takes data (dirichlet, inflow, neumann)
   /// The quadrature-free affine advection path (traces in modal form); see
   /// DGOperator::modal_path().
   bool modal = false;
@@ -68,6 +67,12 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 /// of 6 faces, its inflow and outflow faces); metric records (one per element when affine, per
 /// point when stored, 8 vertices when recomputed); connectivity and penalty.
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v);
+/// Bytes per DOF that tabulated fields add to a stage (on top of stage_bytes_per_dof, for the
+/// quadrature path that reads them): a velocity field 3 doubles per volume point (the
+/// contravariant flux |J| J^{-1} a) and 1 per face point (a . n); a diffusivity field 1 per
+/// volume and face point; a source its P^3 modal projection. Boundary data (q^2 doubles per
+/// boundary face) are a surface term and not counted.
+double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_field, bool source);
 /// Floating-point operations of one stage per element (contractions and point-wise work, counted
 /// from the kernel's loops; transcendental-free).
 double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v);

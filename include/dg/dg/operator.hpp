@@ -104,8 +104,8 @@ struct KernelVariant {
 
 class DGOperator {
 public:
-  DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde,
-             const physics::ExactSolution& boundary_data);
+  /// Boundary data, fields and sources are read from the block (ElementBlock::bdata, avol, ...).
+  DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde);
 
   /// Face traces (u and grad u . n) of every element into block.trace (reads block.u).
   void compute_traces();
@@ -144,7 +144,6 @@ public:
 private:
   ElementBlock* block_;
   physics::AdvectionDiffusion pde_;
-  physics::ExactSolution bc_;
   IView1 all_elems_;
   View1 points_; // 1-D quadrature points (device)
   View2 vol_;    // optional precomputed volume term
@@ -173,10 +172,24 @@ struct Diagnostics {
 Diagnostics local_diagnostics(const ElementBlock& block, const physics::ExactSolution& exact,
                               double t, bool with_error, int qerr);
 
+/// Error norms against tabulated exact values (elem, qerr^3) at the diagnostics grid (the
+/// Gauss points of qerr per direction, x fastest).
+Diagnostics local_diagnostics(const ElementBlock& block, const View2& exact_values, int qerr);
+
+/// out (elem, mode) <- the projection of the values (elem, q^3) given at the block's volume
+/// quadrature points: `iterations` weight-adjusted corrections from zero (1: W b, the operator's
+/// own inverse mass applied to the load vector b_m = (phi_m, f); exact on affine blocks).
+void project_values(const ElementBlock& block, const View2& values, const View2& out,
+                    int iterations);
+
 /// Sets the modes to the L2 projection of exact(x, t) (quadrature of qproj points, mass
 /// matrix inverted exactly per element through the weight-adjusted form on affine elements and
 /// a few fixed-point corrections on curved ones).
 void project(ElementBlock& block, const physics::ExactSolution& exact, double t);
+
+/// Weight-adjusted sweeps of a projection onto `block`: 1 on affine blocks (exact), 6 on
+/// trilinear ones, 12 on curved ones (a constant then projects to round-off).
+int projection_iterations(const ElementBlock& block);
 
 /// Values of the solution (elem, n^3) and coordinates (elem, n^3, 3) on an equispaced n^3 grid
 /// per element (n = subdivisions + 1), for output.

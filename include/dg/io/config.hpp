@@ -4,6 +4,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dg::io {
@@ -22,29 +23,58 @@ struct DiscretizationConfig {
   std::string geometry = "auto";          // discretization.geometry: auto | affine | curved
 };
 
+/// A user expression as written in the YAML (a number is an expression too), with where it was
+/// written ("file:line:col") and its key path, for messages.
+struct ExpressionText {
+  std::string text;
+  std::string key;
+  std::string where;
+  bool given() const { return !text.empty(); }
+};
+
 struct PhysicsConfig {
-  std::string velocity_field = "constant"; // physics.velocity_field: constant | rotation
-  std::array<double, 3> velocity{1.0, 0.0, 0.0}; // physics.velocity (constant field)
+  std::string velocity_field = "expression"; // physics.velocity_field: expression | rotation
+  /// physics.velocity: 3 expressions of x, y, z (numbers for a constant velocity)
+  std::array<ExpressionText, 3> velocity{{{"1", "physics.velocity[0]", ""},
+                                          {"0", "physics.velocity[1]", ""},
+                                          {"0", "physics.velocity[2]", ""}}};
   double angular_velocity = 1.0;                 // physics.angular_velocity (rotation about z)
   std::array<double, 3> rotation_center{0.5, 0.5, 0.5}; // physics.rotation_center
-  double diffusivity = 0.0;                      // physics.diffusivity: nu >= 0
+  ExpressionText diffusivity{"0", "physics.diffusivity", ""}; // nu >= 0: number or field of x, y, z
+  ExpressionText source{"", "physics.source", ""};            // s(x, y, z, t); empty: none
   double penalty = 1.0; // physics.penalty: SIPG penalty factor eta > 0 (docs/design.md)
 };
 
 struct SolutionConfig {                 // the initial condition and, where known, exact solution
-  std::string type = "gaussian";        // initial.type: fourier | gaussian | constant | zero
+  std::string type = "gaussian"; // initial.type: fourier | gaussian | constant | zero | expression
   double amplitude = 1.0;               // initial.amplitude
   std::array<double, 3> wavenumber{1, 1, 1}; // initial.wavenumber: integers, in units of 2 pi / L
   std::array<double, 3> center{0.5, 0.5, 0.5}; // initial.center (gaussian)
   double width = 0.1;                   // initial.width: gaussian standard deviation > 0
   double value = 1.0;                   // initial.value (constant)
+  ExpressionText expression{"", "initial.expression", ""}; // u0(x, y, z) (type expression)
+  ExpressionText exact{"", "initial.exact", ""}; // u(x, y, z, t) for error norms (optional)
+};
+
+/// One boundary condition: boundary.NAME (a mesh tag name) or boundary.default.
+struct BoundaryCondition {
+  std::string name;     // tag name, or "default"
+  std::string type;     // dirichlet | inflow | outflow | neumann
+  ExpressionText value; // g (dirichlet, inflow) or nu grad u . n (neumann); may be empty
+  std::string where;    // "file:line:col" of the entry
 };
 
 struct BoundaryConfig {
-  // boundary.<tag>: dirichlet | outflow, one entry per box face tag (xmin .. zmax) or
-  // boundary.default. Periodic faces need no entry.
-  std::string default_kind = "dirichlet";
-  std::array<std::string, 6> kind{}; // empty -> default_kind
+  /// boundary.default: faces whose tag has no entry. Periodic faces need no entry.
+  BoundaryCondition default_condition{
+      "default", "dirichlet", {"", "boundary.default.value", ""}, ""};
+  std::vector<BoundaryCondition> conditions; // boundary.NAME entries, in the order given
+  /// The entry for tag `name`, or nullptr.
+  const BoundaryCondition* find(const std::string& name) const {
+    for (const auto& c : conditions)
+      if (c.name == name) return &c;
+    return nullptr;
+  }
 };
 
 struct TimeConfig {
@@ -74,6 +104,9 @@ struct ParallelConfig {
 struct Config {
   std::string source;   // path of the YAML file (for messages)
   std::string yaml;     // the YAML text after overrides (stored in checkpoints)
+  /// parameters: NAME: value (a number or an expression of pi and earlier parameters), in order;
+  /// constants in every expression.
+  std::vector<std::pair<std::string, double>> parameters;
   MeshConfig mesh;
   DiscretizationConfig discretization;
   PhysicsConfig physics;
@@ -96,6 +129,9 @@ Config parse_config(const std::string& yaml_text, const std::string& source,
 /// The reference table of every key (markdown: key, type, default, valid values, description),
 /// rendered from the same schema that parsing and validation use; docs/input.md embeds it.
 std::string config_reference_markdown();
+
+/// `names` sorted by edit distance to `word`, nearest first (stable for ties).
+std::vector<std::string> nearest_first(const std::string& word, std::vector<std::string> names);
 
 /// Every key path of the schema, in schema order ("mesh.file", ..., "parallel.gpu_aware_mpi").
 std::vector<std::string> config_keys();

@@ -1,15 +1,17 @@
-// Linear advection u_t + div(a u) = 0 with a divergence-free velocity a(x): pointwise velocity,
-// flux and the upwind numerical flux. No Views, no loops.
+// Linear advection u_t + div(a u) = 0 in conservative form (a need not be divergence-free):
+// pointwise velocity, flux and the upwind numerical flux. No Views, no loops.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
 namespace dg::physics {
 
-/// Velocity field: constant, or solid-body rotation about the z-axis through `center`
-/// (a = omega * (-(y - cy), x - cx, 0)), both divergence-free.
+/// Velocity field: constant, solid-body rotation about the z-axis through `center`
+/// (a = omega * (-(y - cy), x - cx, 0)), or a field tabulated at set-up at the points the kernels
+/// read (ElementBlock::avol, aface; velocity() is then not used).
 struct Advection {
-  int kind = 0; // 0 constant, 1 rotation
+  enum Kind : int { constant = 0, rotation = 1, field = 2 };
+  int kind = constant;
   double a[3] = {1.0, 0.0, 0.0};
   double omega = 0.0;
   double center[3] = {0.5, 0.5, 0.5};
@@ -19,10 +21,12 @@ struct Advection {
       v[0] = a[0];
       v[1] = a[1];
       v[2] = a[2];
-    } else {
+    } else if (kind == rotation) {
       v[0] = -omega * (x[1] - center[1]);
       v[1] = omega * (x[0] - center[0]);
       v[2] = 0.0;
+    } else {
+      v[0] = v[1] = v[2] = 0.0;
     }
   }
 };

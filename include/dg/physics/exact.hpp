@@ -39,7 +39,7 @@ struct ExactSolution {
     // Gaussian: centre carried by the flow, variance grown by diffusion.
     double c[3];
     const Advection& adv = pde.advection;
-    if (adv.kind == 0) {
+    if (adv.kind != Advection::rotation) { // a tabulated field has a = 0 here
       for (int d = 0; d < 3; ++d) c[d] = center[d] + adv.a[d] * t;
     } else {
       const double th = adv.omega * t, cs = math::cos(th), sn = math::sin(th);

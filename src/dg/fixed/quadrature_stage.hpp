@@ -53,9 +53,9 @@ struct QuadraturePath : Tensor<P, Q> {
     IView1 elems;
     View1 points;
     BasisTables tables;
+    View2 bdata, nuvol, source; // boundary data, diffusivity field, source (ElementBlock)
+    View3 avol, aface, nuface;  // velocity and diffusivity fields (empty: constant / rotation)
     physics::AdvectionDiffusion pde;
-    physics::ExactSolution bc;
-    double time;
     Epilogue ep;
     bool affine, blocked, recompute, traces_only, need_x;
     int level;
@@ -177,25 +177,34 @@ struct QuadraturePath : Tensor<P, Q> {
         const int a = pt % Q, b = (pt / Q) % Q, c = pt / Q2;
         double A[9], det;
         volume_metric(e, X, tb, a, b, c, A, det);
-        double vel[3];
-        if (pde.advection.kind == 0) {
-          pde.advection.velocity(nullptr, vel);
-        } else {
-          const double r[3] = {tb.x[a], tb.x[b], tb.x[c]};
-          double xp[3];
-          map_from_vertices(X, r, xp);
-          pde.advection.velocity(xp, vel);
-        }
         const double uq = V[pt];
-        double Fp[3] = {vel[0] * uq, vel[1] * uq, vel[2] * uq};
+        double Fp[3] = {0.0, 0.0, 0.0}, C[3]; // diffusive flux, contravariant velocity adj(J) a
+        if (pde.advection.kind == physics::Advection::field) {
+          for (int d = 0; d < 3; ++d)
+            C[d] = avol(e, pt, d);
+        } else {
+          double vel[3];
+          if (pde.advection.kind == physics::Advection::constant) {
+            pde.advection.velocity(nullptr, vel);
+          } else {
+            const double r[3] = {tb.x[a], tb.x[b], tb.x[c]};
+            double xp[3];
+            map_from_vertices(X, r, xp);
+            pde.advection.velocity(xp, vel);
+          }
+          for (int d = 0; d < 3; ++d)
+            C[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
+        }
         if (diffusion) {
+          const double nq = nuvol.extent(0) > 0 ? nuvol(e, pt) : nu;
           const double g0 = V1[pt], g1 = V2[pt], g2 = V[3 * Q3 + pt];
           for (int i = 0; i < 3; ++i)
-            Fp[i] -= nu * (A[i] * g0 + A[3 + i] * g1 + A[6 + i] * g2) / det;
+            Fp[i] = -nq * (A[i] * g0 + A[3 + i] * g1 + A[6 + i] * g2) / det;
         }
         const double wq = tb.w[a] * tb.w[b] * tb.w[c];
         for (int d = 0; d < 3; ++d)
-          V[d * Q3 + pt] = wq * (A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] + A[3 * d + 2] * Fp[2]);
+          V[d * Q3 + pt] =
+              wq * (C[d] * uq + A[3 * d] * Fp[0] + A[3 * d + 1] * Fp[1] + A[3 * d + 2] * Fp[2]);
       });
       team.team_barrier();
       T::template inner3<false>(team, blocked, V, R, T1, T2, tb.D, tb.B, tb.B);
@@ -213,7 +222,7 @@ struct QuadraturePath : Tensor<P, Q> {
           face_backward(team, blocked, d, U, F + 3 * Q2, T1, T2, tb.E + s * P, tb.B, tb.D);
         }
         const int type = ftype(e, f), nb = nbr(e, f), nf = nbr_face(e, f), o = orient(e, f);
-        const double tau_f = pde.diffusion.eta * nu * tau(e, f);
+        const double tau_e = pde.diffusion.eta * tau(e, f);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q2), [&](int pt) {
           const int i = pt % Q, j = pt / Q;
           double g[7];
@@ -222,20 +231,27 @@ struct QuadraturePath : Tensor<P, Q> {
           const double gin = diffusion ? g[4 + d] * F[Q2 + pt] + g[4 + ta] * F[2 * Q2 + pt] +
                                              g[4 + tbd] * F[3 * Q2 + pt]
                                        : 0.0;
-          double xp[3] = {0, 0, 0};
-          if (type == face_dirichlet || pde.advection.kind != 0) {
-            double r[3];
-            hex::face_point(f, tb.x[i], tb.x[j], r);
-            map_from_vertices(X, r, xp);
-          }
           double uout = 0.0, gout = 0.0;
           int ip, jp;
           hex::map_index(o, Q, i, j, ip, jp);
           neighbour_trace(type, trace, ghost, nb, nf, ip + Q * jp, diffusion, uout, gout);
-          double vel[3], out[4] = {0.0, 0.0, 0.0, 0.0};
-          pde.advection.velocity(xp, vel);
-          face_integrands(pde, type, vel, g, tb.w[i] * tb.w[j], tau_f, d, ta, tbd, uin, gin, uout,
-                          gout, type == face_dirichlet ? bc(xp, time) : 0.0, out);
+          double an;
+          if (pde.advection.kind == physics::Advection::field) {
+            an = aface(e, f, pt);
+          } else {
+            double xp[3] = {0, 0, 0}, vel[3];
+            if (pde.advection.kind != physics::Advection::constant) {
+              double r[3];
+              hex::face_point(f, tb.x[i], tb.x[j], r);
+              map_from_vertices(X, r, xp);
+            }
+            pde.advection.velocity(xp, vel);
+            an = vel[0] * g[0] + vel[1] * g[1] + vel[2] * g[2];
+          }
+          const double nf_pt = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
+          double out[4] = {0.0, 0.0, 0.0, 0.0};
+          face_flux(type, an, nf_pt, g, tb.w[i] * tb.w[j], tau_e * nf_pt, d, ta, tbd, uin, gin,
+                    uout, gout, is_boundary_face(type) ? bdata(nb, pt) : 0.0, out);
           F[pt] = out[0];
           if (diffusion) {
             F[Q2 + pt] = out[1];
@@ -275,6 +291,12 @@ struct QuadraturePath : Tensor<P, Q> {
         T::template inner3<false>(team, blocked, V, R, T1, T2, tb.B, tb.B, tb.B);
       }
 
+      if (source.extent(0) > 0) { // the source's projection M^{-1} (phi, s)
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3),
+                             [&](int m) { R[m] += source(e, m); });
+        team.team_barrier();
+      }
+
       // Epilogue; U becomes the updated state when traces are emitted.
       const bool emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3),
@@ -294,10 +316,11 @@ struct QuadraturePath : Tensor<P, Q> {
     const ElementBlock& b = *a.block;
     const bool recompute = a.variant.recompute_metric && !b.affine;
     Stage k{b.u, b.reg, b.verts, b.vgeo, b.ghost, b.fgeo, b.trace, out, b.ftype, b.nbr, b.nbr_face,
-            b.orient, b.tau, a.elems, a.points, b.tables, a.pde, a.bc, a.time, a.ep, b.affine,
-            a.variant.register_blocked, recompute, traces_only,
-            // vertices: for recomputed metrics, point coordinates (rotation, Dirichlet data)
-            recompute || a.pde.advection.kind != 0 || a.has_dirichlet, 0};
+            b.orient, b.tau, a.elems, a.points, b.tables, b.bdata, b.nuvol, b.source, b.avol,
+            b.aface, b.nuface, a.pde, a.ep, b.affine, a.variant.register_blocked, recompute,
+            traces_only,
+            // vertices: for recomputed metrics, point coordinates (rotation)
+            recompute || a.pde.advection.kind == physics::Advection::rotation, 0};
     const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
     const TeamPolicy pol = policy<Q>(n, bytes, k, a.variant.team_size);
     Kokkos::parallel_for(traces_only ? "dg::fixed::traces" : "dg::fixed::stage", pol, k);

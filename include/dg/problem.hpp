@@ -1,0 +1,90 @@
+// The user's problem on one rank: the compiled expressions of the input (velocity, diffusivity,
+// source, initial state, exact solution, boundary data), the table of boundary conditions by
+// mesh tag name, and their evaluation at the points the kernels read (set-up work; only
+// time-dependent boundary data and sources are evaluated again, once per stage time).
+#pragma once
+
+#include "dg/dg/operator.hpp"
+#include "dg/io/config.hpp"
+#include "dg/mesh/local_mesh.hpp"
+#include "dg/physics/expression.hpp"
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace dg {
+
+/// One row of the table of boundary conditions (row 0: boundary.default).
+struct ConditionRow {
+  std::string name; // tag name, or "default"
+  std::string key;  // "boundary.NAME" for messages
+  std::string where;
+  int type = face_dirichlet;
+  enum class Data { none, expression, exact_builtin, zero } data = Data::none;
+  expr::Expression value; // Data::expression (a boundary value or initial.exact)
+};
+
+class Problem {
+public:
+  /// Compiles the expressions of `cfg` and resolves the boundary entries against the mesh's tag
+  /// names (an unknown name is an InputError listing the tags, nearest first). `builtin` is the
+  /// exact solution of a built-in initial.type (fourier, gaussian, ...).
+  Problem(const io::Config& cfg, const mesh::LocalMesh& local,
+          const physics::ExactSolution& builtin);
+
+  const BoundaryKinds& boundary_kinds() const { return kinds_; }
+  const std::vector<ConditionRow>& conditions() const { return rows_; }
+
+  /// Tabulates the fields on the block (velocity, diffusivity, a time-independent source), the
+  /// boundary points and data, after checking every value is finite (collective over comm: every
+  /// rank throws the same InputError). Sets pde().
+  void setup(ElementBlock& b, const mesh::LocalMesh& local, MPI_Comm comm);
+  /// The physics as the kernels see it (after setup: velocity kind, max diffusivity, penalty).
+  const physics::AdvectionDiffusion& pde() const { return pde_; }
+
+  /// Projects the initial state onto the block's modes.
+  void initial_state(ElementBlock& b) const;
+  /// Time-dependent boundary data and source at time t (nothing when none depends on t, or when
+  /// t is the time of the last call).
+  void update(ElementBlock& b, double t);
+  bool time_dependent() const { return !t_rows_.empty() || source_t_; }
+  double update_seconds() const { return update_seconds_; }
+  /// Points evaluated per update on this rank (boundary points and source points).
+  long update_points() const { return update_points_; }
+
+  /// Whether error norms are known (an exact solution: initial.exact or a built-in one).
+  bool has_exact() const { return exact_expr_ || builtin_exact_; }
+  /// This rank's diagnostics at time t (error norms against the exact solution if any) with a
+  /// Gauss grid of qerr points per direction.
+  Diagnostics diagnostics(const ElementBlock& b, double t, int qerr,
+                          const mesh::LocalMesh& local) const;
+
+private:
+  std::string source_file_;
+  expr::Parameters params_;
+  physics::AdvectionDiffusion pde_;
+  physics::ExactSolution builtin_;
+  bool builtin_exact_ = false;
+  std::string velocity_field_;
+  std::vector<expr::Expression> velocity_; // 3 components (velocity_field expression)
+  expr::Expression diffusivity_, source_, initial_, exact_;
+  bool has_source_ = false, source_t_ = false, exact_expr_ = false, initial_expr_ = false;
+  std::vector<ConditionRow> rows_;
+  std::vector<int> t_rows_; // rows whose data depends on t
+  BoundaryKinds kinds_;
+
+  std::vector<double> bpoints_; // (slot, point, xyz) boundary face points
+  View2::HostMirror hbdata_;    // host copy of ElementBlock::bdata
+  std::vector<double> vpoints_; // (elem, point, xyz) volume points (t-dependent source only)
+  View2 svals_;                 // (elem, point) source values (t-dependent source only)
+  View2 initial_values_;        // (elem, point) initial state (initial.type expression)
+  mutable std::vector<double> gpoints_; // diagnostics grid (initial.exact only), built on use
+  mutable int gq_ = 0;
+  double last_t_ = -1e300;
+  double update_seconds_ = 0.0;
+  long update_points_ = 0;
+};
+
+} // namespace dg
