@@ -51,8 +51,11 @@ public:
   void update(ElementBlock& b, double t);
   bool time_dependent() const { return !t_rows_.empty() || source_t_; }
   double update_seconds() const { return update_seconds_; }
-  /// Points evaluated per update on this rank (boundary points and source points).
+  /// Points evaluated on the host per update on this rank (boundary points with expression
+  /// data and source points; built-in exact data are evaluated on the device).
   long update_points() const { return update_points_; }
+  /// Boundary points of built-in exact data evaluated on the device per update on this rank.
+  long device_points() const { return static_cast<long>(exact_points_.extent(0) * exact_points_.extent(1)); }
 
   /// Whether error norms are known (an exact solution: initial.exact or a built-in one).
   bool has_exact() const { return exact_expr_ || builtin_exact_; }
@@ -77,8 +80,12 @@ private:
 
   std::vector<double> bpoints_; // (slot, point, xyz) boundary face points
   View2::HostMirror hbdata_;    // host copy of ElementBlock::bdata
+  std::vector<int> host_slots_; // t-dependent slots with expression data (host evaluation)
+  IView1 exact_slots_;          // t-dependent slots with built-in exact data (device evaluation)
+  View3 exact_points_;          // (exact slot, point, xyz) their face points
   std::vector<double> vpoints_; // (elem, point, xyz) volume points (t-dependent source only)
   View2 svals_;                 // (elem, point) source values (t-dependent source only)
+  View2::HostMirror hsvals_;    // their host copy
   View2 initial_values_;        // (elem, point) initial state (initial.type expression)
   mutable std::vector<double> gpoints_; // diagnostics grid (initial.exact only), built on use
   mutable int gq_ = 0;

@@ -322,10 +322,34 @@ void Problem::setup(ElementBlock& b, const mesh::LocalMesh& local, MPI_Comm comm
         checked(exact_, vpt(e, pt), 0.0, err);
   collective_check(comm, err);
 
+  // Slots whose data depend on t: expressions on the host, the built-in exact solution (a
+  // device function) on the device at the face points kept there.
   update_points_ = source_t_ ? static_cast<long>(E) * Q3 : 0;
-  for (int s = 0; s < b.nbound; ++s)
-    if (std::find(t_rows_.begin(), t_rows_.end(), b.bound_cond[s]) != t_rows_.end())
+  std::vector<int> device_slots;
+  for (int s = 0; s < b.nbound; ++s) {
+    const int r = b.bound_cond[s];
+    if (std::find(t_rows_.begin(), t_rows_.end(), r) == t_rows_.end()) continue;
+    if (rows_[r].data == ConditionRow::Data::exact_builtin) {
+      device_slots.push_back(s);
+    } else {
+      host_slots_.push_back(s);
       update_points_ += Q2;
+    }
+  }
+  if (!device_slots.empty()) {
+    exact_slots_ = IView1("dg::problem::exact_slots", device_slots.size());
+    exact_points_ = View3("dg::problem::exact_points", device_slots.size(), Q2, 3);
+    auto hs = Kokkos::create_mirror_view(exact_slots_);
+    auto hp = Kokkos::create_mirror_view(exact_points_);
+    for (std::size_t i = 0; i < device_slots.size(); ++i) {
+      hs(i) = device_slots[i];
+      for (int pt = 0; pt < Q2; ++pt)
+        for (int d = 0; d < 3; ++d)
+          hp(i, pt, d) = bpoints_[(static_cast<std::size_t>(device_slots[i]) * Q2 + pt) * 3 + d];
+    }
+    Kokkos::deep_copy(exact_slots_, hs);
+    Kokkos::deep_copy(exact_points_, hp);
+  }
   last_t_ = 0.0;
 }
 
@@ -340,31 +364,46 @@ void Problem::update(ElementBlock& b, double t) {
   if (!time_dependent() || t == last_t_) return;
   const double t0 = MPI_Wtime();
   const int Q2 = b.Q * b.Q, Q3 = Q2 * b.Q;
-  if (!t_rows_.empty()) {
-    auto& h = hbdata_; // rows without t keep their set-up values here
-    for (int s = 0; s < b.nbound; ++s) {
-      const int r = b.bound_cond[s];
-      if (std::find(t_rows_.begin(), t_rows_.end(), r) == t_rows_.end()) continue;
-      const ConditionRow& row = rows_[r];
+  if (!host_slots_.empty()) { // expressions: on the host, then one copy
+    auto& h = hbdata_;          // rows without t keep their set-up values here
+    for (const int s : host_slots_) {
+      const ConditionRow& row = rows_[b.bound_cond[s]];
       for (int pt = 0; pt < Q2; ++pt) {
         const double* xp = &bpoints_[(static_cast<std::size_t>(s) * Q2 + pt) * 3];
-        h(s, pt) = row.data == ConditionRow::Data::expression ? row.value(xp[0], xp[1], xp[2], t)
-                                                              : builtin_(xp, t);
+        h(s, pt) = row.value(xp[0], xp[1], xp[2], t);
       }
     }
-    Kokkos::deep_copy(b.bdata, h);
+    // Ordered after the previous stage on the default stream; the host buffer is free to reuse
+    // when the call returns (a pageable source is staged first), so the host never waits for
+    // the device here.
+    Kokkos::deep_copy(ExecSpace(), b.bdata, h);
+  }
+  if (exact_slots_.extent(0) > 0) { // the built-in exact solution: on the device, after the copy
+    const View2 bdata = b.bdata;
+    const View3 xyz = exact_points_;
+    const IView1 slots = exact_slots_;
+    const physics::ExactSolution ex = builtin_;
+    Kokkos::parallel_for(
+        "dg::problem::exact_boundary_data",
+        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0},
+                                                          {(long)slots.extent(0), (long)Q2}),
+        KOKKOS_LAMBDA(const int i, const int pt) {
+          const double x[3] = {xyz(i, pt, 0), xyz(i, pt, 1), xyz(i, pt, 2)};
+          bdata(slots(i), pt) = ex(x, t);
+        });
   }
   if (source_t_) {
-    auto h = Kokkos::create_mirror_view(svals_);
+    if (hsvals_.extent(0) != svals_.extent(0)) hsvals_ = Kokkos::create_mirror_view(svals_);
+    auto& h = hsvals_;
     for (int e = 0; e < b.nelem; ++e)
       for (int pt = 0; pt < Q3; ++pt) {
         const double* xp = &vpoints_[(static_cast<std::size_t>(e) * Q3 + pt) * 3];
         h(e, pt) = source_(xp[0], xp[1], xp[2], t);
       }
-    Kokkos::deep_copy(svals_, h);
+    Kokkos::deep_copy(ExecSpace(), svals_, h);
     project_values(b, svals_, b.source, 1);
   }
-  Kokkos::fence();
+  // Host time only: the device work queued here (a copy, a kernel) overlaps with the stages.
   update_seconds_ += MPI_Wtime() - t0;
   last_t_ = t;
 }

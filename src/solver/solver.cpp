@@ -384,11 +384,11 @@ GlobalDiagnostics Solver::run() {
                 hs.bytes_per_stage, 100.0 * hs.wait_fraction_max, 100.0 * hs.wait_fraction_mean);
     if (problem_->time_dependent())
       std::printf("dgsolve: time-dependent boundary data and source: %.3f s on rank 0 (%.1f%% of "
-                  "step time), %ld points per stage evaluated on the host and copied to the "
-                  "device\n",
+                  "step time); per stage %ld points evaluated on the host (expressions) and "
+                  "copied to the device, %ld on the device (built-in exact solution)\n",
                   problem_->update_seconds(),
                   step_seconds_ > 0.0 ? 100.0 * problem_->update_seconds() / step_seconds_ : 0.0,
-                  problem_->update_points());
+                  problem_->update_points(), problem_->device_points());
     if (writer) std::printf("dgsolve: snapshots in %s\n", writer->xdmf_path().c_str());
   }
   // One row per run: the figures of the summary, for scripts (scripts/scaling.sh).
