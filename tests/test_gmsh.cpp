@@ -246,7 +246,8 @@ TEST_CASE("Gmsh reader: bad files give one line naming the file", "[mesh][gmsh]"
   };
   const auto cube = cube_nodes();
   SECTION("tetrahedra, prisms, pyramids") {
-    check(msh22(cube, {"4 2 1 1 1 2 3 5"}), "is a tetrahedron (Gmsh type 4): dgsolve needs all-hex");
+    check(msh22(cube, {"4 2 1 1 1 2 3 5"}),
+          "is a tetrahedron (Gmsh type 4): dgsolve needs all-hex");
     check(msh22(cube, {"6 2 1 1 1 2 3 5 6 7"}), "is a prism (Gmsh type 6)");
     check(msh22(cube, {"7 2 1 1 1 2 3 4 5"}), "is a pyramid (Gmsh type 7)");
     check(msh22(cube, {"4 2 1 1 1 2 3 5"}), "Transfinite Volume");

@@ -467,8 +467,8 @@ HexMesh read_gmsh(const std::string& path) {
     const ElementType& t = *find_type(e.type);
     if (t.kind == Kind::tet || t.kind == Kind::prism || t.kind == Kind::pyramid ||
         t.kind == Kind::triangle)
-      DG_INPUT_ERROR(path << ": element " << e.id << " is " << what_is(t)
-                          << " (Gmsh type " << t.type
+      DG_INPUT_ERROR(path << ": element " << e.id << " is " << what_is(t) << " (Gmsh type "
+                          << t.type
                           << "): dgsolve needs all-hex meshes; in Gmsh recombine (Recombine "
                              "Surface and Extrude with Layers and Recombine, or Mesh.RecombineAll "
                              "= 1 with Mesh.SubdivisionAlgorithm = 2) or use Transfinite Volume");
