@@ -370,11 +370,11 @@ TEST_CASE("cli: errors", "[unit][cli]") {
   CHECK(has(cli_error({"a.yaml", "b.yaml"}), "more than one input file"));
 }
 
-TEST_CASE("config: every example in inputs/ is a valid input", "[unit][config]") {
+TEST_CASE("config: every example in inputs/ (and its folders) is a valid input", "[unit][config]") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(DG_SOURCE_DIR) / "inputs";
   int n = 0;
-  for (const auto& entry : fs::directory_iterator(dir))
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
     if (entry.path().extension() == ".yaml") {
       INFO(entry.path().string());
       CHECK_NOTHROW(dg::io::load_config(entry.path().string()));

@@ -25,6 +25,10 @@ namespace integration {
 class SolverMatrices;
 }
 
+/// Gauss points per direction for order p on geometric order k when the input gives 0: p + 2, or
+/// enough to integrate a constant state's volume and face terms exactly on Q_k elements.
+int default_quadrature_points(int p, int k);
+
 /// Global (all-rank) diagnostics at one time.
 struct GlobalDiagnostics {
   double l2_error = 0.0, max_error = 0.0, integral = 0.0, energy = 0.0, umin = 0.0, umax = 0.0;

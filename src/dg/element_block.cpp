@@ -1,5 +1,6 @@
-// Host-side set-up of an element block: metric terms at quadrature points from the trilinear
-// map, face normals and surface elements, connectivity and penalty scales, copied to the device.
+// Host-side set-up of an element block: metric terms at quadrature points from the element map
+// (trilinear, or Q_k for curved elements), face normals and surface elements, connectivity and
+// penalty scales, copied to the device.
 #include "dg/dg/element_block.hpp"
 
 #include "dg/core/error.hpp"
@@ -32,23 +33,6 @@ Mat3 adjugate(const Mat3& J, double& det) {
   A[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
   det = J[0][0] * A[0][0] + J[0][1] * A[1][0] + J[0][2] * A[2][0];
   return A; // A[d][i] = d r_d / d x_i * det
-}
-
-/// True when the trilinear map of element e is affine (a parallelepiped).
-bool is_affine(const mesh::HexMesh& m, std::int64_t e) {
-  auto X = [&](int v, int d) { return m.coords[3 * m.hex[8 * e + v] + d]; };
-  double scale = 0.0, defect = 0.0;
-  for (int d = 0; d < 3; ++d) {
-    scale = std::max(scale, std::fabs(X(6, d) - X(0, d)));
-    // x0 + x2 = x1 + x3 (bottom face planar parallelogram), same on top, and x4 - x0 = x7 - x3,
-    // x5 - x1 = x4 - x0, x6 - x2 = x4 - x0.
-    defect = std::max(defect, std::fabs(X(0, d) + X(2, d) - X(1, d) - X(3, d)));
-    defect = std::max(defect, std::fabs(X(4, d) + X(6, d) - X(5, d) - X(7, d)));
-    defect = std::max(defect, std::fabs((X(4, d) - X(0, d)) - (X(5, d) - X(1, d))));
-    defect = std::max(defect, std::fabs((X(4, d) - X(0, d)) - (X(6, d) - X(2, d))));
-    defect = std::max(defect, std::fabs((X(4, d) - X(0, d)) - (X(7, d) - X(3, d))));
-  }
-  return defect <= 1e-12 * scale;
 }
 
 double element_volume(const mesh::HexMesh& m, std::int64_t e, const HostTables& t) {
@@ -137,7 +121,7 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
 
   bool all_affine = true;
   for (int e = 0; e < E; ++e)
-    all_affine = all_affine && is_affine(mesh, e);
+    all_affine = all_affine && mesh::element_is_affine(mesh, e);
   if (geometry == "affine") {
     if (!all_affine)
       DG_INPUT_ERROR("discretization.geometry = affine: the mesh has curved elements");
@@ -145,10 +129,15 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
   } else {
     b.affine = (geometry == "auto") && all_affine;
   }
+  b.curved = !b.affine && mesh.order > 1;
+  b.gorder = b.curved ? mesh.order : 1;
 
   b.u = View2("dg::block::u", E, b.nmodes);
   b.reg = View2("dg::block::reg", E, b.nmodes);
   b.verts = View3("dg::block::verts", E, 8, 3);
+  const int nnodes = b.curved ? mesh.nodes_per_element() : 0;
+  b.nodes = View3("dg::block::nodes", b.curved ? E : 0, nnodes, 3);
+  auto hnodes = Kokkos::create_mirror_view(b.nodes);
   const int nvg = b.affine ? 1 : b.nvol, nfg = b.affine ? 1 : b.nface;
   b.vgeo = View3("dg::block::vgeo", E, nvg, vgeo_size);
   b.fgeo = View4("dg::block::fgeo", E, 6, nfg, fgeo_size);
@@ -187,6 +176,9 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
     for (int v = 0; v < 8; ++v)
       for (int d = 0; d < 3; ++d)
         hverts(e, v, d) = mesh.coords[3 * mesh.hex[8 * e + v] + d];
+    for (int n = 0; n < nnodes; ++n)
+      for (int d = 0; d < 3; ++d)
+        hnodes(e, n, d) = mesh.coords[3 * mesh.node(e, n) + d];
     // Volume metric.
     for (int c = 0; c < (b.affine ? 1 : q); ++c)
       for (int bb = 0; bb < (b.affine ? 1 : q); ++bb)
@@ -195,6 +187,10 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
                        tt = b.affine ? 0.0 : t.x[c];
           double det;
           const Mat3 A = adjugate(mesh::jacobian(mesh, e, r, s, tt), det);
+          if (!(det > 0.0))
+            DG_INPUT_ERROR("element " << g << ": det J = " << det
+                                      << " <= 0 at the quadrature point (" << r << ", " << s << ", "
+                                      << tt << "): the element is inverted or too strongly curved");
           const int pt = a + q * (bb + q * c);
           for (int d = 0; d < 3; ++d)
             for (int i = 0; i < 3; ++i)
@@ -249,6 +245,7 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
 
   b.bdata = View2("dg::block::bdata", std::max(1, b.nbound), b.nface);
   Kokkos::deep_copy(b.verts, hverts);
+  Kokkos::deep_copy(b.nodes, hnodes);
   Kokkos::deep_copy(b.vgeo, hvgeo);
   Kokkos::deep_copy(b.fgeo, hfgeo);
   Kokkos::deep_copy(b.tau, htau);

@@ -4,6 +4,7 @@
 #include "dg/dg/operator.hpp"
 
 #include "dg/core/error.hpp"
+#include "dg/dg/element_map.hpp"
 #include "dg/dg/face_flux.hpp"
 #include "dg/dg/fixed_order.hpp"
 #include "dg/dg/sum_factorization.hpp"
@@ -85,7 +86,7 @@ struct RhsKernel {
   View2 vol;  // precomputed volume term (element-matrix mode) or empty
   View3 minv; // dense mass inverse or empty
   IView1 elems;
-  View1 x; // quadrature points
+  View1 x;                    // quadrature points
   View2 bdata, nuvol, source; // boundary data, diffusivity field, source (ElementBlock)
   View3 avol, aface, nuface;  // velocity and diffusivity fields (empty: constant / rotation)
   physics::AdvectionDiffusion pde;
@@ -93,6 +94,8 @@ struct RhsKernel {
   int P, Q;
   bool affine;
   size_t bytes;
+  View3 nodes; // curved blocks: the Q_k nodes of the point coordinates
+  int gorder;
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
     const int e = elems(team.league_rank());
@@ -161,7 +164,7 @@ struct RhsKernel {
         } else {
           const double r[3] = {x(a), x(b), x(c)};
           double xp[3];
-          trilinear_map(verts, e, r, xp);
+          element_map(verts, nodes, gorder, e, r, xp);
           pde.advection.velocity(xp, vel);
         }
         for (int d = 0; d < 3; ++d)
@@ -214,7 +217,7 @@ struct RhsKernel {
           if (pde.advection.kind != physics::Advection::constant) {
             double r[3];
             hex::face_point(f, x(i), x(j), r);
-            trilinear_map(verts, e, r, xp);
+            element_map(verts, nodes, gorder, e, r, xp);
           }
           pde.advection.velocity(xp, vel);
           an = vel[0] * geo[0] + vel[1] * geo[1] + vel[2] * geo[2];
@@ -332,7 +335,8 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
 bool DGOperator::uses_fixed_kernels() const {
   const ElementBlock& b = *block_;
   return variant_.fixed_order && fixed::available(b.order, b.Q) && vol_.extent(0) == 0 &&
-         minv_.extent(0) == 0;
+         minv_.extent(0) == 0 &&
+         !b.curved; // curved blocks: the generic kernel, whose points follow the Q_k map
 }
 
 bool DGOperator::modal_path() const {
@@ -426,7 +430,7 @@ void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
               b.verts,    b.vgeo,   b.ghost,    b.fgeo,     b.trace,    b.ftype,    b.nbr,
               b.nbr_face, b.orient, b.tau,      vol_,       minv_,      elems,      points_,
               b.bdata,    b.nuvol,  b.source,   b.avol,     b.aface,    b.nuface,   pde_,
-              ep,         b.P,      b.Q,        b.affine,   bytes};
+              ep,         b.P,      b.Q,        b.affine,   bytes,      b.nodes,    b.gorder};
   Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes), k);
 }
 

@@ -334,8 +334,10 @@ const std::vector<Key>& schema() {
     // mesh
     k.push_back(string_key(
         "mesh.file", [](auto& c) -> auto& { return c.mesh.file; }, true,
-        "HDF5 mesh written by dgmesh; relative paths are tried in the working directory, then "
-        "beside the YAML file. Give exactly one of mesh.file and mesh.box"));
+        "HDF5 mesh written by dgmesh (a box, or dgmesh import of a Gmsh mesh), or a Gmsh .msh "
+        "file (MSH 2.2/4.1, all-hex, geometric order 1-3); relative paths are tried in the "
+        "working directory, then beside the YAML file. Give exactly one of mesh.file and "
+        "mesh.box"));
     k.push_back(string_key(
         "mesh.box", [](auto& c) -> auto& { return c.mesh.box; }, true,
         "dgmesh flags; the mesh is generated in memory, e.g. \"-nx 8 -periodic xyz\""));
@@ -347,7 +349,8 @@ const std::vector<Key>& schema() {
     k.push_back(integer_key(
         "discretization.quadrature_points",
         [](auto& c) -> auto& { return c.discretization.quadrature_points; }, closed(0, 32),
-        "Gauss points q per direction; 0 means p+2, otherwise at least p+1"));
+        "Gauss points q per direction; 0 means p+2 (on curved meshes of geometric order k at "
+        "least (p+2k+1)/2, which preserves a free stream), otherwise at least p+1"));
     k.push_back(choice_key(
         "discretization.mass", [](auto& c) -> auto& { return c.discretization.mass; },
         {"weight_adjusted", "exact"},

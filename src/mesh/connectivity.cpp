@@ -176,6 +176,7 @@ Connectivity build_connectivity(const HexMesh& mesh) {
     lb.nbr_elem = a / 6, lb.nbr_face = int(a % 6),
     lb.orientation = hex::inverse_orientation(orient);
   }
+  check_conforming_faces(mesh, conn);
   return conn;
 }
 

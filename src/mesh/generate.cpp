@@ -4,6 +4,7 @@
 
 #include "dg/core/error.hpp"
 #include "dg/mesh/hex.hpp"
+#include "dg/mesh/qk_map.hpp"
 
 #include <cerrno>
 #include <climits>
@@ -99,6 +100,63 @@ std::vector<Rotation> cube_rotations() {
   return rots;
 }
 
+/// -curve K: replaces the box's vertices by the nodes of order-K elements on the cylindrical
+/// shell. Nodes are points of the box's K-times finer lattice (shared by neighbours, so faces
+/// coincide node for node); with -periodic x the lattice closes in x and the periodic pairs in x
+/// become interior faces.
+void curve_mesh(const BoxOptions& opt, const std::int64_t n[3], HexMesh& m) {
+  const int K = opt.curve, n1 = K + 1, nn = n1 * n1 * n1;
+  const bool ring = opt.periodic[0];
+  const std::int64_t fx = n[0] * K + 1, fy = n[1] * K + 1, fz = n[2] * K + 1;
+  const std::int64_t ne = m.num_elements();
+  // Integer lattice index of each box vertex (vertex ids are i + (nx+1) (j + (ny+1) k)).
+  auto index = [&](std::int64_t v, int d) {
+    const std::int64_t nvx = n[0] + 1, nvy = n[1] + 1;
+    return d == 0 ? v % nvx : (d == 1 ? (v / nvx) % nvy : v / (nvx * nvy));
+  };
+  std::vector<std::int64_t> fine_id(std::size_t(fx * fy * fz), -1);
+  std::vector<double> coords;
+  std::vector<std::int64_t> nodes(std::size_t(ne) * nn);
+  for (std::int64_t e = 0; e < ne; ++e)
+    for (int c = 0; c < n1; ++c)
+      for (int b = 0; b < n1; ++b)
+        for (int a = 0; a < n1; ++a) {
+          const double r[3] = {-1.0 + 2.0 * a / K, -1.0 + 2.0 * b / K, -1.0 + 2.0 * c / K};
+          double fi[3] = {0, 0, 0}, x[3] = {0, 0, 0};
+          for (int v = 0; v < 8; ++v) {
+            double N = 0.125;
+            for (int d = 0; d < 3; ++d)
+              N *= 1.0 + hex::vertex_sign(v, d) * r[d];
+            const std::int64_t vid = m.hex[8 * e + v];
+            for (int d = 0; d < 3; ++d) {
+              fi[d] += N * double(K * index(vid, d));
+              x[d] += N * m.coords[3 * vid + d];
+            }
+          }
+          std::int64_t f[3];
+          for (int d = 0; d < 3; ++d)
+            f[d] = std::llround(fi[d]);
+          if (ring && f[0] == fx - 1) f[0] = 0; // the seam closes the ring
+          const std::int64_t g = f[0] + fx * (f[1] + fy * f[2]);
+          if (fine_id[g] < 0) {
+            fine_id[g] = std::int64_t(coords.size() / 3);
+            const double th =
+                ring ? 2.0 * pi * (x[0] - opt.origin[0]) / opt.length[0] : x[0] - opt.origin[0];
+            const double rad = 1.0 + (x[1] - opt.origin[1]);
+            coords.insert(coords.end(), {rad * std::sin(th), rad * std::cos(th), x[2]});
+          }
+          nodes[std::size_t(e) * nn + a + n1 * (b + n1 * c)] = fine_id[g];
+        }
+  m.coords = std::move(coords);
+  m.order = K;
+  for (std::int64_t e = 0; e < ne; ++e)
+    for (int v = 0; v < 8; ++v)
+      m.hex[8 * e + v] = nodes[std::size_t(e) * nn + qk::corner_node(K, v)];
+  m.nodes = K > 1 ? std::move(nodes) : std::vector<std::int64_t>();
+  if (ring) // the x pairs (listed first by generate_box) are interior faces now
+    m.periodic.erase(m.periodic.begin(), m.periodic.begin() + std::ptrdiff_t(4 * n[1] * n[2]));
+}
+
 } // namespace
 
 BoxOptions parse_box_flags(const std::vector<std::string>& args) {
@@ -151,6 +209,9 @@ BoxOptions parse_box_flags(const std::vector<std::string>& args) {
       }
     } else if (flag == "-warp") {
       o.warp = parse_real(flag, value(real), real);
+    } else if (flag == "-curve") {
+      o.curve = int(parse_int(flag, value("1, 2 or 3"), 1, "1, 2 or 3"));
+      if (o.curve > 3) DG_INPUT_ERROR(flag << " " << o.curve << ": expected 1, 2 or 3");
     } else if (flag == "-perturb") {
       const char* valid = "a real number in [0, 0.5)";
       const std::string v = value(valid);
@@ -173,7 +234,7 @@ BoxOptions parse_box_flags(const std::vector<std::string>& args) {
       o.output = flag == "-o" ? v : v + ".h5";
     } else {
       DG_INPUT_ERROR(flag << ": unknown flag (valid: -nsd -nx -ny -nz -x0 -y0 -z0 -Lx -Ly -Lz "
-                             "-periodic -warp -perturb -seed -shuffle -o -r --help)");
+                             "-periodic -warp -curve -perturb -seed -shuffle -o -r --help)");
     }
   }
   o.command = cmd.str();
@@ -190,9 +251,12 @@ BoxOptions parse_box_flags(const std::string& flags) {
 
 std::string box_help() {
   return R"(usage: dgmesh [flags]
+       dgmesh import FILE.msh [-o OUT.h5]
 Generates a structured hexahedral mesh of the box [x0,x0+Lx] x [y0,y0+Ly] x [z0,z0+Lz] with
 nx x ny x nz elements and writes it as HDF5 (FILE) plus XDMF (same stem, .xdmf) for ParaView.
-Flags follow DGM's dgm_mesh where they exist.
+Flags follow DGM's dgm_mesh where they exist. `dgmesh import` converts a Gmsh mesh (MSH 4.1 or
+2.2, all-hex, geometric order 1 to 3, physical surfaces as named boundary tags) to the same
+files (default OUT: FILE with .h5); docs/mesh-format.md describes both.
 
   -nsd N         space dimensions; only 3 is supported                     (default 3)
   -nx N          elements in x, N >= 1                                      (default 4)
@@ -209,6 +273,12 @@ Flags follow DGM's dgm_mesh where they exist.
                  x_i += A * L_i * sin(pi xi) sin(pi eta) sin(pi zeta), (xi,eta,zeta) the
                  unit-box coordinates; the box boundary stays put, so periodic faces still
                  match. Meshes that invert (|A| above about 0.25) are refused (default 0)
+  -curve K       map the box onto a cylindrical shell about the z axis, represented by
+                 isoparametric elements of geometric order K (1, 2 or 3): the point
+                 (r sin theta, r cos theta, z) with radius r = 1 + (y - y0) and angle
+                 theta = (x - x0) (radians, Lx < 2 pi), or
+                 theta = 2 pi (x - x0) / Lx with -periodic x (a closed ring; the seam is
+                 then an ordinary interior face); z stays. Tags as for the box (default off)
   -perturb A     random motion of interior vertices, each component by up to
                  A times the local spacing, 0 <= A < 0.5; boundary stays     (default 0)
   -seed S        seed of -perturb, integer >= 0                             (default 1)
@@ -239,6 +309,14 @@ HexMesh generate_box(const BoxOptions& opt) {
   }
   if (!std::isfinite(opt.warp))
     DG_INPUT_ERROR("-warp " << opt.warp << ": expected a finite real number");
+  if (opt.curve < 0 || opt.curve > 3)
+    DG_INPUT_ERROR("-curve " << opt.curve << ": expected 1, 2 or 3");
+  if (opt.curve > 0 && opt.periodic[1])
+    DG_INPUT_ERROR("-curve " << opt.curve
+                             << " -periodic y: y becomes the radius, which is not periodic");
+  if (opt.curve > 0 && !opt.periodic[0] && !(opt.length[0] < 2.0 * pi))
+    DG_INPUT_ERROR("-curve " << opt.curve << " -Lx " << opt.length[0]
+                             << ": the angle Lx must be < 2 pi (or use -periodic x for a ring)");
   if (!(opt.perturb >= 0.0 && opt.perturb < 0.5))
     DG_INPUT_ERROR("-perturb " << opt.perturb << ": expected a real number in [0, 0.5)");
   // Element ids must fit METIS's 32-bit idx_t.
@@ -333,12 +411,13 @@ HexMesh generate_box(const BoxOptions& opt) {
     }
   }
 
-  if (opt.warp != 0.0 || opt.perturb > 0.0) {
+  if (opt.curve > 0) curve_mesh(opt, n, m);
+  if (opt.warp != 0.0 || opt.perturb > 0.0 || opt.curve > 0) {
     const std::int64_t bad = first_inverted_element(m);
     if (bad >= 0)
-      DG_INPUT_ERROR("-warp " << opt.warp << " -perturb " << opt.perturb << ": element " << bad
-                              << " is inverted (det J = " << min_corner_jacobian(m, bad)
-                              << " at a corner or the centre); use a smaller amplitude");
+      DG_INPUT_ERROR("-warp " << opt.warp << " -perturb " << opt.perturb << " -curve " << opt.curve
+                              << ": element " << bad << " is inverted (det J = "
+                              << min_corner_jacobian(m, bad) << " <= 0); use a smaller amplitude");
   }
   return m;
 }

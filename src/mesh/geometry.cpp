@@ -1,12 +1,86 @@
-// Trilinear geometry of a hex: the reference-to-physical map, its Jacobian and the inversion test.
+// Geometry of a hex: the reference-to-physical map (trilinear from the 8 corners, or the Q_k map
+// of the element's nodes), its Jacobian, the inversion and affinity tests, and the point-for-point
+// check of the faces two curved elements share.
+#include "dg/core/error.hpp"
 #include "dg/mesh/hex.hpp"
 #include "dg/mesh/mesh.hpp"
+#include "dg/mesh/qk_map.hpp"
+
+#include <algorithm>
+#include <cmath>
 
 namespace dg::mesh {
+
+namespace {
+
+/// Node accessor of element e for qk::map.
+struct MeshNodes {
+  const HexMesh* m;
+  std::int64_t e;
+  double operator()(int n, int i) const { return m->coords[3 * m->node(e, n) + i]; }
+};
+
+/// Gauss-Legendre points of n points on [-1, 1] (Newton on the Legendre polynomial).
+std::vector<double> gauss_points(int n) {
+  std::vector<double> x(n);
+  for (int i = 0; i < n; ++i) {
+    double z = std::cos(M_PI * (i + 0.75) / (n + 0.5));
+    for (int it = 0; it < 100; ++it) {
+      double p0 = 1.0, p1 = z;
+      for (int k = 2; k <= n; ++k) {
+        const double p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
+        p0 = p1;
+        p1 = p2;
+      }
+      const double dp = n * (z * p1 - p0) / (z * z - 1.0);
+      const double dz = p1 / dp;
+      z -= dz;
+      if (std::fabs(dz) < 1e-16) break;
+    }
+    x[i] = -z;
+  }
+  return x;
+}
+
+/// Largest coordinate extent of element e's corners: the length scale of the tolerances.
+double element_size(const HexMesh& m, std::int64_t e) {
+  double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+  for (int v = 0; v < 8; ++v)
+    for (int d = 0; d < 3; ++d) {
+      const double x = m.coords[3 * m.hex[8 * e + v] + d];
+      lo[d] = std::min(lo[d], x);
+      hi[d] = std::max(hi[d], x);
+    }
+  return std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+}
+
+/// Lexicographic node index of the face-grid point (i, j) of face f (order k).
+int face_node(int k, int f, int i, int j) {
+  int idx[3];
+  idx[f / 2] = f % 2 ? k : 0;
+  idx[hex::face_tangent(f, 0)] = i;
+  idx[hex::face_tangent(f, 1)] = j;
+  return idx[0] + (k + 1) * (idx[1] + (k + 1) * idx[2]);
+}
+
+} // namespace
+
+std::int64_t HexMesh::node(std::int64_t e, int n) const {
+  if (order == 1) {
+    // Lexicographic (a, b, c) -> VTK corner: b selects 0..1 vs 3..2.
+    constexpr int vtk[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+    return hex[8 * e + vtk[n]];
+  }
+  return nodes[static_cast<std::size_t>(e) * nodes_per_element() + n];
+}
 
 std::array<double, 3> map_point(const HexMesh& mesh, std::int64_t e, double r, double s, double t) {
   const double xi[3] = {r, s, t};
   std::array<double, 3> x{0.0, 0.0, 0.0};
+  if (mesh.order > 1) {
+    qk::map(MeshNodes{&mesh, e}, mesh.order, xi, x.data());
+    return x;
+  }
   for (int v = 0; v < 8; ++v) {
     double n = 0.125;
     for (int d = 0; d < 3; ++d)
@@ -22,6 +96,14 @@ std::array<std::array<double, 3>, 3> jacobian(const HexMesh& mesh, std::int64_t 
                                               double s, double t) {
   const double xi[3] = {r, s, t};
   std::array<std::array<double, 3>, 3> J{};
+  if (mesh.order > 1) {
+    double x[3], Jm[3][3];
+    qk::map(MeshNodes{&mesh, e}, mesh.order, xi, x, Jm);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        J[i][j] = Jm[i][j];
+    return J;
+  }
   for (int v = 0; v < 8; ++v) {
     double f[3], dn[3];
     for (int d = 0; d < 3; ++d)
@@ -51,6 +133,16 @@ double min_corner_jacobian(const HexMesh& mesh, std::int64_t e) {
                                           hex::vertex_sign(v, 2));
     if (d < m) m = d;
   }
+  if (mesh.order > 1) {
+    const int k = mesh.order, n = 2 * k + 3;
+    std::vector<double> pts = gauss_points(k + 2);
+    for (int i = 0; i < n; ++i)
+      pts.push_back(-1.0 + 2.0 * i / (n - 1));
+    for (double c : pts)
+      for (double b : pts)
+        for (double a : pts)
+          m = std::min(m, jacobian_determinant(mesh, e, a, b, c));
+  }
   return m;
 }
 
@@ -59,6 +151,72 @@ std::int64_t first_inverted_element(const HexMesh& mesh) {
   for (std::int64_t e = 0; e < ne; ++e)
     if (!(min_corner_jacobian(mesh, e) > 0.0)) return e;
   return -1;
+}
+
+bool element_is_affine(const HexMesh& m, std::int64_t e) {
+  auto X = [&](int v, int d) { return m.coords[3 * m.hex[8 * e + v] + d]; };
+  double scale = 0.0, defect = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    scale = std::max(scale, std::fabs(X(6, d) - X(0, d)));
+    // x0 + x2 = x1 + x3 (bottom face planar parallelogram), same on top, and x4 - x0 = x7 - x3,
+    // x5 - x1 = x4 - x0, x6 - x2 = x4 - x0.
+    defect = std::max(defect, std::fabs(X(0, d) + X(2, d) - X(1, d) - X(3, d)));
+    defect = std::max(defect, std::fabs(X(4, d) + X(6, d) - X(5, d) - X(7, d)));
+    defect = std::max(defect, std::fabs((X(4, d) - X(0, d)) - (X(5, d) - X(1, d))));
+    defect = std::max(defect, std::fabs((X(4, d) - X(0, d)) - (X(6, d) - X(2, d))));
+    defect = std::max(defect, std::fabs((X(4, d) - X(0, d)) - (X(7, d) - X(3, d))));
+  }
+  if (m.order > 1) {
+    // Every node at the trilinear (here affine) image of its reference point.
+    const int k = m.order, n1 = k + 1;
+    for (int n = 0; n < n1 * n1 * n1; ++n) {
+      const double r[3] = {-1.0 + 2.0 * (n % n1) / k, -1.0 + 2.0 * ((n / n1) % n1) / k,
+                           -1.0 + 2.0 * (n / (n1 * n1)) / k};
+      double x[3] = {0.0, 0.0, 0.0};
+      for (int v = 0; v < 8; ++v) {
+        double N = 0.125;
+        for (int d = 0; d < 3; ++d)
+          N *= 1.0 + hex::vertex_sign(v, d) * r[d];
+        for (int d = 0; d < 3; ++d)
+          x[d] += N * X(v, d);
+      }
+      for (int d = 0; d < 3; ++d)
+        defect = std::max(defect, std::fabs(m.coords[3 * m.node(e, n) + d] - x[d]));
+    }
+  }
+  return defect <= 1e-12 * scale;
+}
+
+void check_conforming_faces(const HexMesh& m, const Connectivity& conn) {
+  if (m.order == 1) return;
+  const int k = m.order;
+  const std::int64_t ne = m.num_elements();
+  for (std::int64_t e = 0; e < ne; ++e)
+    for (int f = 0; f < 6; ++f) {
+      const FaceLink& l = conn(e, f);
+      if (l.kind != FaceKind::interior || l.nbr_elem < e || (l.nbr_elem == e && l.nbr_face < f))
+        continue;
+      const double tol = 1e-8 * std::min(element_size(m, e), element_size(m, l.nbr_elem));
+      // Periodic pairs: the translation of the first corner.
+      double shift[3] = {0.0, 0.0, 0.0};
+      double worst = 0.0;
+      for (int j = 0; j <= k; ++j)
+        for (int i = 0; i <= k; ++i) {
+          int ip, jp;
+          hex::map_index(l.orientation, k + 1, i, j, ip, jp);
+          const double* xa = &m.coords[3 * m.node(e, face_node(k, f, i, j))];
+          const double* xb = &m.coords[3 * m.node(l.nbr_elem, face_node(k, l.nbr_face, ip, jp))];
+          for (int d = 0; d < 3; ++d) {
+            if (i == 0 && j == 0) shift[d] = l.periodic ? xb[d] - xa[d] : 0.0;
+            worst = std::max(worst, std::fabs(xa[d] + shift[d] - xb[d]));
+          }
+        }
+      if (!(worst <= tol))
+        DG_INPUT_ERROR("non-conforming interface: element "
+                       << e << " face " << f << " and element " << l.nbr_elem << " face "
+                       << l.nbr_face << " share their corners but their nodes differ by " << worst
+                       << " (tolerance " << tol << "): the faces must coincide point for point");
+    }
 }
 
 } // namespace dg::mesh

@@ -77,6 +77,21 @@ LocalMesh extract_local_mesh(const HexMesh& mesh, const Connectivity& conn,
           m.hexes.coords.push_back(mesh.coords[3 * gv + d]);
       m.hexes.hex.push_back(it->second);
     }
+  // Curved elements: their nodes (the corners keep the ids given above).
+  m.hexes.order = mesh.order;
+  if (mesh.order > 1) {
+    const int nn = mesh.nodes_per_element();
+    m.hexes.nodes.reserve(std::size_t(nn) * m.global_ids.size());
+    for (std::int64_t g : m.global_ids)
+      for (int n = 0; n < nn; ++n) {
+        const std::int64_t gv = mesh.node(g, n);
+        auto [it, fresh] = vmap.emplace(gv, static_cast<std::int64_t>(vmap.size()));
+        if (fresh)
+          for (int d = 0; d < 3; ++d)
+            m.hexes.coords.push_back(mesh.coords[3 * gv + d]);
+        m.hexes.nodes.push_back(it->second);
+      }
+  }
   return m;
 }
 
@@ -92,8 +107,10 @@ void pack_local_mesh(const LocalMesh& m, std::vector<std::int64_t>& ints,
   ints.push_back(m.nelem_global);
   ints.push_back(m.num_owned);
   ints.push_back(static_cast<std::int64_t>(n));
+  ints.push_back(m.hexes.order);
   ints.insert(ints.end(), m.global_ids.begin(), m.global_ids.end());
   ints.insert(ints.end(), m.hexes.hex.begin(), m.hexes.hex.end());
+  ints.insert(ints.end(), m.hexes.nodes.begin(), m.hexes.nodes.end());
   for (std::size_t k = 0; k < m.links.size(); ++k) {
     const FaceLink& l = m.links[k];
     ints.insert(ints.end(), {std::int64_t(l.kind), l.nbr_elem, std::int64_t(l.nbr_face),
@@ -105,19 +122,23 @@ void pack_local_mesh(const LocalMesh& m, std::vector<std::int64_t>& ints,
 
 LocalMesh unpack_local_mesh(const std::vector<std::int64_t>& ints,
                             const std::vector<double>& reals) {
-  DG_VERIFY(ints.size() >= 3, "local mesh message of " << ints.size() << " integers");
+  DG_VERIFY(ints.size() >= 4, "local mesh message of " << ints.size() << " integers");
   LocalMesh m;
   m.nelem_global = ints[0];
   m.num_owned = static_cast<int>(ints[1]);
   const std::size_t n = static_cast<std::size_t>(ints[2]);
+  m.hexes.order = static_cast<int>(ints[3]);
+  const std::size_t nn = m.hexes.order > 1 ? std::size_t(m.hexes.nodes_per_element()) : 0;
   const std::size_t nl = 6 * static_cast<std::size_t>(m.num_owned);
-  DG_VERIFY(ints.size() == 3 + 9 * n + link_ints * nl,
+  DG_VERIFY(ints.size() == 4 + (9 + nn) * n + link_ints * nl,
             "local mesh message of " << ints.size() << " integers for " << n << " elements");
-  auto it = ints.begin() + 3;
+  auto it = ints.begin() + 4;
   m.global_ids.assign(it, it + std::ptrdiff_t(n));
   it += std::ptrdiff_t(n);
   m.hexes.hex.assign(it, it + std::ptrdiff_t(8 * n));
   it += std::ptrdiff_t(8 * n);
+  m.hexes.nodes.assign(it, it + std::ptrdiff_t(nn * n));
+  it += std::ptrdiff_t(nn * n);
   m.links.resize(nl);
   m.nbr_part.resize(nl);
   for (std::size_t k = 0; k < nl; ++k, it += link_ints) {

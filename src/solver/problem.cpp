@@ -355,7 +355,7 @@ void Problem::setup(ElementBlock& b, const mesh::LocalMesh& local, MPI_Comm comm
 
 void Problem::initial_state(ElementBlock& b) const {
   if (initial_expr_)
-    project_values(b, initial_values_, b.u, b.affine ? 1 : 6);
+    project_values(b, initial_values_, b.u, projection_iterations(b));
   else
     project(b, builtin_, 0.0);
 }

@@ -29,6 +29,13 @@ std::string resolve_mesh_path(const io::Config& cfg) {
 }
 } // namespace
 
+int default_quadrature_points(int p, int k) {
+  // Q_k elements: the volume and face integrands of a constant state, grad phi . adj(J) a and
+  // phi adj(J) a . n, have degree p + 2k - 1 per direction; q Gauss points integrate them exactly
+  // when 2q - 1 >= p + 2k - 1, and the discrete divergence theorem then preserves a free stream.
+  return std::max(p + 2, (p + 2 * k + 1) / 2);
+}
+
 physics::AdvectionDiffusion make_pde(const io::Config& cfg) {
   physics::AdvectionDiffusion pde;
   const auto& ph = cfg.physics;
@@ -90,7 +97,7 @@ parallel::Partition read_and_distribute(const io::Config& cfg, MPI_Comm comm) {
   if (rank == 0) {
     try {
       if (cfg.mesh.box.empty()) {
-        mesh = mesh::read_mesh(resolve_mesh_path(cfg));
+        mesh = mesh::read_any_mesh(resolve_mesh_path(cfg));
       } else {
         try {
           mesh = mesh::generate_box(mesh::parse_box_flags(cfg.mesh.box));
@@ -98,7 +105,12 @@ parallel::Partition read_and_distribute(const io::Config& cfg, MPI_Comm comm) {
           DG_INPUT_ERROR(cfg.source << ": mesh.box = \"" << cfg.mesh.box << "\": " << e.what());
         }
       }
-      conn = mesh::build_connectivity(mesh);
+      try {
+        conn = mesh::build_connectivity(mesh);
+      } catch (const InputError& e) {
+        if (cfg.mesh.box.empty()) DG_INPUT_ERROR(resolve_mesh_path(cfg) << ": " << e.what());
+        throw;
+      }
     } catch (const InputError& e) {
       error = e.what();
       if (error.empty()) error = cfg.source + ": the mesh could not be read";
@@ -123,8 +135,9 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
     DG_INPUT_ERROR(cfg.source << ": " << size_ << " ranks for " << global_elements()
                               << " elements: every rank needs at least one element");
   const int p = cfg.discretization.order;
-  const int q =
-      cfg.discretization.quadrature_points > 0 ? cfg.discretization.quadrature_points : p + 2;
+  const int q = cfg.discretization.quadrature_points > 0
+                    ? cfg.discretization.quadrature_points
+                    : default_quadrature_points(p, part_.local.hexes.order);
   exact_ = make_exact(cfg, part_.local.box);
   problem_ = std::make_unique<Problem>(cfg, part_.local, exact_);
   const auto ghosts = parallel::ghost_faces(part_);

@@ -46,7 +46,7 @@ check_bad -perturb 0.7
 "$DGMESH" --help >help.txt 2>err.txt
 rc=$?
 [ "$rc" -eq 0 ] || fail "--help: exit $rc"
-for flag in -nsd -nx -ny -nz -x0 -y0 -z0 -Lx -Ly -Lz -r -periodic -warp -perturb -seed -shuffle -o --help; do
+for flag in -nsd -nx -ny -nz -x0 -y0 -z0 -Lx -Ly -Lz -r -periodic -warp -curve -perturb -seed -shuffle -o --help import; do
   grep -q -- "$flag" help.txt || fail "--help does not mention $flag"
 done
 grep -q "default" help.txt || fail "--help shows no defaults"

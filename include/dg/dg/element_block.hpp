@@ -39,6 +39,11 @@ struct ElementBlock {
   int nmodes = 0, nvol = 0, nface = 0; // P^3, Q^3, Q^2
   int nelem = 0;
   bool affine = false;
+  /// Curved block: the elements' Q_k maps (k = gorder > 1) give the metric terms (stored per
+  /// quadrature point) and the point coordinates (from `nodes`); the trilinear map of `verts`
+  /// does not describe them.
+  bool curved = false;
+  int gorder = 1;
   std::vector<std::int64_t> global_ids; // host: global id of each local element
 
   BasisTables tables;
@@ -46,6 +51,7 @@ struct ElementBlock {
   View2 u;     // (elem, mode) modal coefficients
   View2 reg;   // (elem, mode) low-storage RK register
   View3 verts; // (elem, vertex 0..7, xyz)
+  View3 nodes; // (elem, node 0..(k+1)^3-1, xyz), curved blocks only (dg/mesh/qk_map.hpp)
   View3 vgeo;  // (elem, point or 0, vgeo_size)
   View4 fgeo;  // (elem, face, point or 0, fgeo_size)
 
@@ -113,6 +119,7 @@ struct GhostFace {
 /// (faces whose neighbour is on another rank; their order defines the ghost slots). The halo
 /// elements of `local` supply the neighbour volumes of the penalty on rank-boundary faces.
 /// `geometry`: "auto" (affine when every element is a parallelepiped), "affine", "curved".
+/// Throws InputError when det J <= 0 at a quadrature point of an element.
 ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector<GhostFace>& ghosts,
                                  int order, int q, const BoundaryKinds& bc,
                                  const std::string& geometry);

@@ -187,6 +187,10 @@ void project_values(const ElementBlock& block, const View2& values, const View2&
 /// a few fixed-point corrections on curved ones).
 void project(ElementBlock& block, const physics::ExactSolution& exact, double t);
 
+/// Weight-adjusted sweeps of a projection onto `block`: 1 on affine blocks (exact), 6 on
+/// trilinear ones, 12 on curved ones (a constant then projects to round-off).
+int projection_iterations(const ElementBlock& block);
+
 /// Values of the solution (elem, n^3) and coordinates (elem, n^3, 3) on an equispaced n^3 grid
 /// per element (n = subdivisions + 1), for output.
 void sample(const ElementBlock& block, int n, View2& values, View3& coords);

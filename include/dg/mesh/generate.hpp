@@ -24,6 +24,7 @@ struct BoxOptions {
   double warp = 0.0;              // smooth deformation amplitude (fraction of L)
   double perturb = 0.0;           // random interior-vertex motion (fraction of spacing)
   std::uint64_t seed = 1;         // seed of -perturb
+  int curve = 0;                  // > 0: map onto a cylindrical shell at geometric order curve
   bool shuffle = false;           // randomise each hex's local vertex numbering
   std::uint64_t shuffle_seed = 0; // seed of -shuffle
   std::string output = "box.h5";  // -o FILE (or -r ROOT -> ROOT.h5)
