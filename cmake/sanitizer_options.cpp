@@ -9,8 +9,12 @@
 
 extern "C" {
 
-const char* __asan_default_options() { return "detect_leaks=1:check_initialization_order=1"; }
+const char* __asan_default_options() {
+  return "detect_leaks=1:check_initialization_order=1";
+}
 
-const char* __ubsan_default_options() { return "print_stacktrace=1:halt_on_error=1"; }
+const char* __ubsan_default_options() {
+  return "print_stacktrace=1:halt_on_error=1";
+}
 
 } // extern "C"

@@ -9,7 +9,8 @@ jobs=${DG_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 pkgs=(cmake g++ make pkg-config mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libmetis-dev
       libyaml-cpp-dev catch2 libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev libblas-dev
-      liblapack-dev libmuparser-dev python3 python3-numpy python3-h5py python3-matplotlib)
+      liblapack-dev libmuparser-dev python3 python3-numpy python3-h5py python3-matplotlib
+      clang-format)
 if command -v dpkg-query >/dev/null 2>&1; then
   missing=()
   for p in "${pkgs[@]}"; do

@@ -76,8 +76,7 @@ inline void check_order(ConvergenceCsv& csv, const Study& s, int p, const std::v
   std::vector<double> e;
   for (int n : ns) {
     std::vector<std::string> ov = {
-        periodic_box(n, s.mesh_extra),
-        "discretization.order=" + std::to_string(p),
+        periodic_box(n, s.mesh_extra), "discretization.order=" + std::to_string(p),
         "physics.diffusivity=" + std::to_string(s.nu), "physics.velocity=" + s.velocity,
         "time.final_time=" + std::to_string(s.final_time)};
     ov.insert(ov.end(), extra.begin(), extra.end());
@@ -89,13 +88,15 @@ inline void check_order(ConvergenceCsv& csv, const Study& s, int p, const std::v
     csv.row(s.name, p, ns[i], e[i], rate, i > 0);
   }
   std::cout << s.name << " p = " << p << ": n";
-  for (size_t i = 0; i < ns.size(); ++i) std::cout << ' ' << ns[i];
+  for (size_t i = 0; i < ns.size(); ++i)
+    std::cout << ' ' << ns[i];
   std::cout << ", L2 errors";
-  for (double v : e) std::cout << ' ' << v;
+  for (double v : e)
+    std::cout << ' ' << v;
   std::cout << ", observed order " << rate << " (expected " << expected << ")\n";
   INFO(s.name << ": p = " << p << ", n " << ns.front() << " -> " << ns.back() << ", errors "
-              << e.front() << " -> " << e.back() << ", order " << rate << ", expected "
-              << expected << " - " << tol);
+              << e.front() << " -> " << e.back() << ", order " << rate << ", expected " << expected
+              << " - " << tol);
   CHECK(std::isfinite(rate));
   CHECK(rate > expected - tol);
 }

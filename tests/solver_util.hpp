@@ -21,7 +21,8 @@ inline dg::GlobalDiagnostics run_case(const std::string& yaml,
 /// Observed orders log2(e_k / e_{k+1}) of a sequence of errors under halving h.
 inline std::vector<double> orders(const std::vector<double>& e) {
   std::vector<double> r;
-  for (size_t i = 0; i + 1 < e.size(); ++i) r.push_back(std::log2(e[i] / e[i + 1]));
+  for (size_t i = 0; i + 1 < e.size(); ++i)
+    r.push_back(std::log2(e[i] / e[i + 1]));
   return r;
 }
 

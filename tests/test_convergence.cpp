@@ -28,11 +28,14 @@ const char* const mild = " -warp 0.02 -shuffle 7";
 const char* const mild_ad = " -warp 0.02 -shuffle 3";
 
 /// Affine meshes are asymptotic from 3^3 elements for p >= 3, from 4^3 for p <= 2.
-std::vector<int> affine_pair(int p) { return p <= 2 ? std::vector<int>{4, 8} : std::vector<int>{3, 6}; }
+std::vector<int> affine_pair(int p) {
+  return p <= 2 ? std::vector<int>{4, 8} : std::vector<int>{3, 6};
+}
 
 void sweep(const char* slug, const Study& s, int p0, int p1, const std::vector<int>& ns = {}) {
   ConvergenceCsv csv(slug);
-  for (int p = p0; p <= p1; ++p) check_order(csv, s, p, ns.empty() ? affine_pair(p) : ns, p + 1);
+  for (int p = p0; p <= p1; ++p)
+    check_order(csv, s, p, ns.empty() ? affine_pair(p) : ns, p + 1);
 }
 
 const Study adv_affine{"advection affine", "", 0.0, velocity, 0.1};
@@ -56,12 +59,10 @@ TEST_CASE("h-convergence: advection on warped shuffled meshes, p = 1..3",
           "[convergence][advection]") {
   sweep("advection_warped_p1-3", adv_warped, 1, 3, {4, 8});
 }
-TEST_CASE("h-convergence: advection on warped shuffled meshes, p = 4",
-          "[convergence][advection]") {
+TEST_CASE("h-convergence: advection on warped shuffled meshes, p = 4", "[convergence][advection]") {
   sweep("advection_warped_p4", adv_mild, 4, 4, {3, 6});
 }
-TEST_CASE("h-convergence: advection on warped shuffled meshes, p = 5",
-          "[convergence][advection]") {
+TEST_CASE("h-convergence: advection on warped shuffled meshes, p = 5", "[convergence][advection]") {
   sweep("advection_warped_p5", adv_mild, 5, 5, {3, 6});
 }
 
@@ -72,12 +73,10 @@ TEST_CASE("h-convergence: diffusion on warped shuffled meshes, p = 1..3",
           "[convergence][diffusion]") {
   sweep("diffusion_warped_p1-3", diff_warped, 1, 3, {4, 8});
 }
-TEST_CASE("h-convergence: diffusion on warped shuffled meshes, p = 4",
-          "[convergence][diffusion]") {
+TEST_CASE("h-convergence: diffusion on warped shuffled meshes, p = 4", "[convergence][diffusion]") {
   sweep("diffusion_warped_p4", diff_mild, 4, 4, {4, 8});
 }
-TEST_CASE("h-convergence: diffusion on warped shuffled meshes, p = 5",
-          "[convergence][diffusion]") {
+TEST_CASE("h-convergence: diffusion on warped shuffled meshes, p = 5", "[convergence][diffusion]") {
   sweep("diffusion_warped_p5", diff_mild, 5, 5, {4, 8});
 }
 
@@ -102,5 +101,6 @@ TEST_CASE("h-convergence: advection-diffusion on warped shuffled meshes, p = 5",
 // from test discovery and run by the `convergence_csv` ctest entry.
 TEST_CASE("h-convergence: small advection study for the plot test", "[.][plot_fixture]") {
   ConvergenceCsv csv("plot_fixture");
-  for (int p = 1; p <= 2; ++p) check_order(csv, adv_affine, p, {2, 4, 8}, p + 1);
+  for (int p = 1; p <= 2; ++p)
+    check_order(csv, adv_affine, p, {2, 4, 8}, p + 1);
 }

@@ -28,9 +28,9 @@ void check_partition(const std::string& flags) {
   // distribute, as the solver does.
   const auto m = mesh::generate_box(mesh::parse_box_flags(flags));
   const auto conn = mesh::build_connectivity(m);
-  const auto p = rank == 0 ? parallel::distribute(m, conn, MPI_COMM_WORLD)
-                           : parallel::distribute(mesh::HexMesh{}, mesh::Connectivity{},
-                                                  MPI_COMM_WORLD);
+  const auto p = rank == 0
+                     ? parallel::distribute(m, conn, MPI_COMM_WORLD)
+                     : parallel::distribute(mesh::HexMesh{}, mesh::Connectivity{}, MPI_COMM_WORLD);
   const std::int64_t ne = m.num_elements();
   // The owners METIS gives on rank 0 (reproducible, so a second run gives the same).
   std::vector<int> owner(ne, 0);
@@ -78,8 +78,8 @@ void check_partition(const std::string& flags) {
       const auto &a = L.link(e, f), &b = conn(g, f);
       const bool interior = b.kind == mesh::FaceKind::interior;
       same_links = same_links && a.kind == b.kind && a.nbr_elem == b.nbr_elem &&
-                   a.nbr_face == b.nbr_face && a.orientation == b.orientation &&
-                   a.tag == b.tag && L.neighbour_part(e, f) == (interior ? owner[b.nbr_elem] : -1);
+                   a.nbr_face == b.nbr_face && a.orientation == b.orientation && a.tag == b.tag &&
+                   L.neighbour_part(e, f) == (interior ? owner[b.nbr_elem] : -1);
     }
   }
   CHECK(same_coords);

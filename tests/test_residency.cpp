@@ -64,7 +64,8 @@ public:
   const std::vector<CopyEvent>& events() const { return events_; }
   int count(bool (CopyEvent::*pred)() const) const {
     int n = 0;
-    for (const auto& e : events_) n += (e.*pred)() ? 1 : 0;
+    for (const auto& e : events_)
+      n += (e.*pred)() ? 1 : 0;
     return n;
   }
   int cross() const { return count(&CopyEvent::cross_space); }
@@ -147,7 +148,8 @@ TEST_CASE("the time loop copies nothing between host and device", "[unit][reside
       const dg::GlobalDiagnostics d0 = s.diagnostics();
       const std::vector<double> modes0 = s.gather_modes();
       DeepCopyLog log;
-      for (int n = 0; n < steps; ++n) s.step(dt);
+      for (int n = 0; n < steps; ++n)
+        s.step(dt);
       Kokkos::fence();
       const int cross = log.cross(), same = log.same(), fills = log.fills();
       std::cout << "residency: " << scheme << ", nu = " << nu << ", " << steps

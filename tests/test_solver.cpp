@@ -21,8 +21,9 @@ using dgtest::periodic_box;
 TEST_CASE("p-convergence is exponential on a fixed mesh", "[convergence][p]") {
   std::vector<double> e;
   for (int p = 1; p <= 7; ++p) {
-    const auto d = run_case(base_yaml, {periodic_box(2), "discretization.order=" + std::to_string(p),
-                                        "time.final_time=0.02", "physics.diffusivity=0.01"});
+    const auto d =
+        run_case(base_yaml, {periodic_box(2), "discretization.order=" + std::to_string(p),
+                             "time.final_time=0.02", "physics.diffusivity=0.01"});
     e.push_back(d.l2_error);
   }
   // log(error) falls at least linearly in p: each order gains a factor > 2.5 and the total
@@ -76,7 +77,8 @@ TEST_CASE("a shuffled mesh gives the unshuffled answer to round-off", "[unit][so
     dg::Solver s(cfg, MPI_COMM_WORLD);
     s.initialize();
     const double dt = s.time_step();
-    for (int n = 0; n < 5; ++n) s.step(dt);
+    for (int n = 0; n < 5; ++n)
+      s.step(dt);
     dg::View2 v;
     dg::View3 x;
     dg::sample(s.block(), 3, v, x); // corner, edge, face and centre points: rotation invariant

@@ -16,7 +16,8 @@ TEST_CASE("Gauss-Legendre integrates degree 2q-1 exactly; Legendre basis is orth
     gauss_legendre(q, x, w);
     for (int deg = 0; deg <= 2 * q - 1; ++deg) {
       double s = 0.0;
-      for (int a = 0; a < q; ++a) s += w[a] * std::pow(x[a], deg);
+      for (int a = 0; a < q; ++a)
+        s += w[a] * std::pow(x[a], deg);
       const double exact = (deg % 2) ? 0.0 : 2.0 / (deg + 1);
       CHECK(std::fabs(s - exact) < 1e-14);
     }
@@ -26,7 +27,8 @@ TEST_CASE("Gauss-Legendre integrates degree 2q-1 exactly; Legendre basis is orth
   for (int i = 0; i < P; ++i)
     for (int j = 0; j < P; ++j) {
       double s = 0.0;
-      for (int a = 0; a < t.Q; ++a) s += t.w[a] * t.B[a * P + i] * t.B[a * P + j];
+      for (int a = 0; a < t.Q; ++a)
+        s += t.w[a] * t.B[a * P + i] * t.B[a * P + j];
       CHECK(std::fabs(s - (i == j ? 1.0 : 0.0)) < 1e-13);
     }
   // Derivative table against a centred finite difference of the values.
@@ -84,7 +86,8 @@ double rel_err(const std::vector<double>& a, const std::vector<double>& b) {
 }
 } // namespace
 
-TEST_CASE("sum-factorised transforms match the dense reference for p = 1..10", "[unit][transforms]") {
+TEST_CASE("sum-factorised transforms match the dense reference for p = 1..10",
+          "[unit][transforms]") {
   std::mt19937 gen(42);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   for (int p = 1; p <= 10; ++p) {
@@ -95,8 +98,10 @@ TEST_CASE("sum-factorised transforms match the dense reference for p = 1..10", "
     auto hm = Kokkos::create_mirror_view(modes);
     auto hv = Kokkos::create_mirror_view(vals);
     for (int e = 0; e < E; ++e) {
-      for (int m = 0; m < P * P * P; ++m) hm(e, m) = dist(gen);
-      for (int a = 0; a < q * q * q; ++a) hv(e, a) = dist(gen);
+      for (int m = 0; m < P * P * P; ++m)
+        hm(e, m) = dist(gen);
+      for (int a = 0; a < q * q * q; ++a)
+        hv(e, a) = dist(gen);
     }
     Kokkos::deep_copy(modes, hm);
     for (int deriv = -1; deriv < 3; ++deriv) {
@@ -124,7 +129,8 @@ TEST_CASE("sum-factorised transforms match the dense reference for p = 1..10", "
         "test::weight", Kokkos::RangePolicy<ExecSpace>(0, E), KOKKOS_LAMBDA(const int e) {
           for (int c = 0; c < q; ++c)
             for (int b = 0; b < q; ++b)
-              for (int a = 0; a < q; ++a) pts(e, a + q * (b + q * c)) *= w(a) * w(b) * w(c);
+              for (int a = 0; a < q; ++a)
+                pts(e, a + q * (b + q * c)) *= w(a) * w(b) * w(c);
         });
     inner_product(t, pts, again);
     auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), again);

@@ -55,7 +55,9 @@ public:
   /// data and source points; built-in exact data are evaluated on the device).
   long update_points() const { return update_points_; }
   /// Boundary points of built-in exact data evaluated on the device per update on this rank.
-  long device_points() const { return static_cast<long>(exact_points_.extent(0) * exact_points_.extent(1)); }
+  long device_points() const {
+    return static_cast<long>(exact_points_.extent(0) * exact_points_.extent(1));
+  }
 
   /// Whether error norms are known (an exact solution: initial.exact or a built-in one).
   bool has_exact() const { return exact_expr_ || builtin_exact_; }

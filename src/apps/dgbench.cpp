@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
     const auto it = cmds.find(args[0]);
     if (it == cmds.end()) {
       std::string valid;
-      for (const auto& kv : cmds) valid += (valid.empty() ? "" : ", ") + kv.first;
+      for (const auto& kv : cmds)
+        valid += (valid.empty() ? "" : ", ") + kv.first;
       DG_INPUT_ERROR("dgbench: unknown command '" << args[0] << "' (valid: " << valid << ")");
     }
     dg::bench::Options opts(args[0], std::vector<std::string>(args.begin() + 1, args.end()));

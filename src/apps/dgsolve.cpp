@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const int launched = dg::launcher_size();
     if (launched > 0 && launched != size)
-      DG_INPUT_ERROR("dgsolve: the launcher started " << launched << " ranks but MPI sees "
-                                                      << size << " (an mpirun of another MPI "
+      DG_INPUT_ERROR("dgsolve: the launcher started " << launched << " ranks but MPI sees " << size
+                                                      << " (an mpirun of another MPI "
                                                       << "library?); use this build's mpiexec");
     const dg::io::CommandLine cl = dg::io::parse_command_line(argc, argv);
     if (cl.help || cl.version || cl.help_input) {

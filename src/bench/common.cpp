@@ -64,8 +64,7 @@ Options::Options(std::string command, const std::vector<std::string>& args)
   json = str("json", "", "write the results and machine info as JSON to this file");
 }
 
-std::string Options::str(const std::string& name, const std::string& def,
-                         const std::string& help) {
+std::string Options::str(const std::string& name, const std::string& def, const std::string& help) {
   declared_.push_back(name);
   std::ostringstream os;
   os << "  --" << std::left << std::setw(14) << name << help
@@ -108,7 +107,8 @@ std::vector<int> Options::ints(const std::string& name, const std::string& def,
     } else {
       const int a = to_int(command_, name, item.substr(0, colon));
       const int b = to_int(command_, name, item.substr(colon + 1));
-      for (int x = a; x <= b; ++x) out.push_back(x);
+      for (int x = a; x <= b; ++x)
+        out.push_back(x);
     }
   }
   return out;
@@ -123,8 +123,8 @@ bool Options::finish() {
   declared_.push_back("help");
   for (const auto& kv : given_)
     if (std::find(declared_.begin(), declared_.end(), kv.first) == declared_.end())
-      DG_INPUT_ERROR("dgbench " << command_ << ": unknown option --" << kv.first
-                                << " (see dgbench " << command_ << " --help)");
+      DG_INPUT_ERROR("dgbench " << command_ << ": unknown option --" << kv.first << " (see dgbench "
+                                << command_ << " --help)");
   for (const auto& f : flags_given_)
     if (std::find(declared_.begin(), declared_.end(), f) == declared_.end())
       DG_INPUT_ERROR("dgbench " << command_ << ": unknown option --" << f << " (see dgbench "
@@ -174,7 +174,8 @@ void Table::print(const std::vector<std::string>& columns) const {
   std::vector<size_t> width;
   for (const auto& c : columns) {
     size_t w = c.size();
-    for (const auto& r : rows_) w = std::max(w, r.get(c).size());
+    for (const auto& r : rows_)
+      w = std::max(w, r.get(c).size());
     width.push_back(w + 2);
   }
   for (size_t i = 0; i < columns.size(); ++i)
@@ -195,10 +196,12 @@ void Table::write_csv(const std::string& path) const {
   for (const auto& r : rows_)
     for (const auto& c : r.cells())
       if (std::find(cols.begin(), cols.end(), c.first) == cols.end()) cols.push_back(c.first);
-  for (size_t i = 0; i < cols.size(); ++i) f << (i ? "," : "") << cols[i];
+  for (size_t i = 0; i < cols.size(); ++i)
+    f << (i ? "," : "") << cols[i];
   f << "\n";
   for (const auto& r : rows_) {
-    for (size_t i = 0; i < cols.size(); ++i) f << (i ? "," : "") << r.get(cols[i]);
+    for (size_t i = 0; i < cols.size(); ++i)
+      f << (i ? "," : "") << r.get(cols[i]);
     f << "\n";
   }
 }
@@ -221,8 +224,7 @@ void Table::write_json(const std::string& path, const std::string& command,
   f << "{\n  \"command\": " << json_string(command) << ",\n  \"meta\": {";
   bool first = true;
   for (const auto& kv : meta) {
-    f << (first ? "" : ",") << "\n    " << json_string(kv.first) << ": "
-      << json_string(kv.second);
+    f << (first ? "" : ",") << "\n    " << json_string(kv.first) << ": " << json_string(kv.second);
     first = false;
   }
   f << "\n  },\n  \"rows\": [";
@@ -243,7 +245,8 @@ void write_outputs(const Options& o, const Table& t,
   if (!o.csv.empty()) t.write_csv(o.csv);
   if (!o.json.empty()) {
     auto m = machine_info();
-    for (const auto& kv : meta) m[kv.first] = kv.second;
+    for (const auto& kv : meta)
+      m[kv.first] = kv.second;
     t.write_json(o.json, o.command(), m);
   }
 }
@@ -257,7 +260,8 @@ double median(std::vector<double> v) {
 }
 
 double median_time(const std::function<void()>& f, int reps, int warmup) {
-  for (int i = 0; i < warmup; ++i) f();
+  for (int i = 0; i < warmup; ++i)
+    f();
   Kokkos::fence();
   std::vector<double> t;
   for (int i = 0; i < std::max(reps, 1); ++i) {
@@ -299,6 +303,8 @@ std::map<std::string, std::pair<std::string, Command>>& registry() {
 Registration::Registration(const std::string& name, const std::string& summary, Command cmd) {
   registry()[name] = {summary, std::move(cmd)};
 }
-const std::map<std::string, std::pair<std::string, Command>>& commands() { return registry(); }
+const std::map<std::string, std::pair<std::string, Command>>& commands() {
+  return registry();
+}
 
 } // namespace dg::bench

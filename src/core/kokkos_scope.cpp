@@ -16,6 +16,8 @@ KokkosScope::KokkosScope(int argc, char** argv) {
   Kokkos::initialize(n, args.data());
 }
 
-KokkosScope::~KokkosScope() { Kokkos::finalize(); }
+KokkosScope::~KokkosScope() {
+  Kokkos::finalize();
+}
 
 } // namespace dg

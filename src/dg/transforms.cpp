@@ -45,8 +45,7 @@ void backward_transform(const BasisTables& t, const View2& modes, const View2& v
 }
 
 void inner_product(const BasisTables& t, const View2& vals, const View2& modes, int deriv) {
-  launch(TransformKernel{vals, modes, t.B, t.D, t.P, t.Q, deriv, true, 0},
-         "dg::transforms::inner");
+  launch(TransformKernel{vals, modes, t.B, t.D, t.P, t.Q, deriv, true, 0}, "dg::transforms::inner");
 }
 
 } // namespace dg

@@ -25,8 +25,8 @@ std::vector<GhostFace> ghost_faces(const Partition& part) {
   return g;
 }
 
-HaloExchange::HaloExchange(MPI_Comm comm, ElementBlock& block,
-                           const std::vector<GhostFace>& ghosts, bool gpu_aware)
+HaloExchange::HaloExchange(MPI_Comm comm, ElementBlock& block, const std::vector<GhostFace>& ghosts,
+                           bool gpu_aware)
     : comm_(comm), block_(&block), gpu_aware_(gpu_aware) {
   const int G = static_cast<int>(ghosts.size());
   for (int s = 0; s < G; ++s) {
@@ -54,8 +54,8 @@ HaloExchange::HaloExchange(MPI_Comm comm, ElementBlock& block,
 }
 
 HaloExchange::~HaloExchange() {
-  if (!requests_.empty()) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
-                                      MPI_STATUSES_IGNORE);
+  if (!requests_.empty())
+    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
 }
 
 long HaloExchange::bytes_per_exchange() const {
@@ -83,7 +83,8 @@ void HaloExchange::start() {
       "dg::halo::pack",
       Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {(long)G, (long)nf}),
       KOKKOS_LAMBDA(const int s, const int pt) {
-        for (int c = 0; c < nc; ++c) send(s, pt, c) = trace(pe(s), pf(s), pt, c);
+        for (int c = 0; c < nc; ++c)
+          send(s, pt, c) = trace(pe(s), pf(s), pt, c);
       });
   if (gpu_aware_)
     Kokkos::fence();

@@ -162,7 +162,8 @@ Partition distribute(const mesh::HexMesh& mesh, const mesh::Connectivity& conn, 
   mesh::BoxInfo box;
   if (rank == 0) {
     std::vector<std::int64_t> count(size, 0);
-    for (int o : owner) ++count[o];
+    for (int o : owner)
+      ++count[o];
     const std::int64_t maxc = *std::max_element(count.begin(), count.end());
     std::int64_t cut_sides = 0;
     for (std::int64_t e = 0; e < ne; ++e)
@@ -192,7 +193,8 @@ Partition distribute(const mesh::HexMesh& mesh, const mesh::Connectivity& conn, 
   // Boundary tag names, '\n'-separated.
   std::string names;
   if (rank == 0)
-    for (const std::string& n : mesh.tag_names) names += n + '\n';
+    for (const std::string& n : mesh.tag_names)
+      names += n + '\n';
   std::int64_t names_len = std::int64_t(names.size());
   MPI_Bcast(&names_len, 1, MPI_INT64_T, 0, comm);
   names.resize(std::size_t(names_len));

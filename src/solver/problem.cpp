@@ -365,7 +365,7 @@ void Problem::update(ElementBlock& b, double t) {
   const double t0 = MPI_Wtime();
   const int Q2 = b.Q * b.Q, Q3 = Q2 * b.Q;
   if (!host_slots_.empty()) { // expressions: on the host, then one copy
-    auto& h = hbdata_;          // rows without t keep their set-up values here
+    auto& h = hbdata_;        // rows without t keep their set-up values here
     for (const int s : host_slots_) {
       const ConditionRow& row = rows_[b.bound_cond[s]];
       for (int pt = 0; pt < Q2; ++pt) {

@@ -98,5 +98,5 @@ void write_outputs(const Options& o, const Table& t,
 #define DG_BENCH_CAT2(a, b) a##b
 #define DG_BENCH_CAT(a, b) DG_BENCH_CAT2(a, b)
 /// Registers `fn` (int(Options&)) as `dgbench name`.
-#define DG_BENCH_COMMAND(name, summary, fn)                                                       \
+#define DG_BENCH_COMMAND(name, summary, fn)                                                        \
   static ::dg::bench::Registration DG_BENCH_CAT(dg_bench_reg_, __LINE__)(name, summary, fn)

@@ -33,19 +33,19 @@ namespace detail {
 } // namespace dg
 
 /// Always-on check (also in Release). `msg` is streamed: DG_VERIFY(n > 0, "n = " << n).
-#define DG_VERIFY(cond, msg)                                                                      \
-  do {                                                                                            \
-    if (!(cond)) {                                                                                \
-      std::ostringstream dg_verify_os_;                                                           \
-      dg_verify_os_ << msg;                                                                       \
-      ::dg::detail::verify_failed(#cond, dg_verify_os_.str(), __FILE__, __LINE__);                \
-    }                                                                                             \
+#define DG_VERIFY(cond, msg)                                                                       \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::ostringstream dg_verify_os_;                                                            \
+      dg_verify_os_ << msg;                                                                        \
+      ::dg::detail::verify_failed(#cond, dg_verify_os_.str(), __FILE__, __LINE__);                 \
+    }                                                                                              \
   } while (0)
 
 /// Throw an InputError whose message is streamed: DG_INPUT_ERROR(file << ": x = " << x << ...).
-#define DG_INPUT_ERROR(msg)                                                                       \
-  do {                                                                                            \
-    std::ostringstream dg_input_os_;                                                              \
-    dg_input_os_ << msg;                                                                          \
-    throw ::dg::InputError(dg_input_os_.str());                                                   \
+#define DG_INPUT_ERROR(msg)                                                                        \
+  do {                                                                                             \
+    std::ostringstream dg_input_os_;                                                               \
+    dg_input_os_ << msg;                                                                           \
+    throw ::dg::InputError(dg_input_os_.str());                                                    \
   } while (0)

@@ -19,9 +19,9 @@ int launcher_size();
 void fail_collectively(MPI_Comm error_comm, const std::string& message);
 
 /// The frame of an MPI + Kokkos main: MPI_Init, Kokkos (seeing only --kokkos-* arguments),
-/// `body(rank)` returning the exit status (argc and argv as MPI_Init leaves them), an InputError turned into one message and status 2
-/// and any other exception into `program: error: ...` and status 1 (both through
-/// fail_collectively), then finalisation.
+/// `body(rank)` returning the exit status (argc and argv as MPI_Init leaves them), an InputError
+/// turned into one message and status 2 and any other exception into `program: error: ...` and
+/// status 1 (both through fail_collectively), then finalisation.
 int run_main(int& argc, char**& argv, const std::string& program,
              const std::function<int(int rank)>& body);
 

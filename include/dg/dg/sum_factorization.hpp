@@ -16,9 +16,9 @@ namespace dg::sf {
 /// Contracts direction `ax` (0, 1, 2) of `in` (dims n[0..2]) with table M; the contracted
 /// direction takes size `nout`. `transpose` = false: backward (M is nout x n[ax]);
 /// true: inner (M is n[ax] x nout). `accumulate` adds into out. Ends with a team barrier.
-KOKKOS_INLINE_FUNCTION void contract(const TeamMember& team, const double* in, double* out,
-                                     int n0, int n1, int n2, int ax, const double* M, int ld,
-                                     int nout, bool transpose, bool accumulate = false) {
+KOKKOS_INLINE_FUNCTION void contract(const TeamMember& team, const double* in, double* out, int n0,
+                                     int n1, int n2, int ax, const double* M, int ld, int nout,
+                                     bool transpose, bool accumulate = false) {
   const int d0 = ax == 0 ? nout : n0, d1 = ax == 1 ? nout : n1, d2 = ax == 2 ? nout : n2;
   const int nin = ax == 0 ? n0 : (ax == 1 ? n1 : n2);
   const int sin = ax == 0 ? 1 : (ax == 1 ? n0 : n0 * n1); // stride of ax in `in`
@@ -28,9 +28,11 @@ KOKKOS_INLINE_FUNCTION void contract(const TeamMember& team, const double* in, d
     const int base = (ax == 0 ? 0 : i0) + n0 * ((ax == 1 ? 0 : i1) + n1 * (ax == 2 ? 0 : i2));
     double s = 0.0;
     if (transpose)
-      for (int m = 0; m < nin; ++m) s += M[m * ld + o] * in[base + m * sin];
+      for (int m = 0; m < nin; ++m)
+        s += M[m * ld + o] * in[base + m * sin];
     else
-      for (int m = 0; m < nin; ++m) s += M[o * ld + m] * in[base + m * sin];
+      for (int m = 0; m < nin; ++m)
+        s += M[o * ld + m] * in[base + m * sin];
     if (accumulate)
       out[idx] += s;
     else
@@ -44,8 +46,7 @@ KOKKOS_INLINE_FUNCTION void contract(const TeamMember& team, const double* in, d
 /// tmp2 >= P*Q*Q. Order of the contractions: t, then s, then r (Algorithm 1).
 KOKKOS_INLINE_FUNCTION void backward(const TeamMember& team, const double* modes, double* vals,
                                      double* tmp1, double* tmp2, int P, int Q, const double* Mx,
-                                     const double* My, const double* Mz,
-                                     bool accumulate = false) {
+                                     const double* My, const double* Mz, bool accumulate = false) {
   contract(team, modes, tmp1, P, P, P, 2, Mz, P, Q, false);
   contract(team, tmp1, tmp2, P, P, Q, 1, My, P, Q, false);
   contract(team, tmp2, vals, P, Q, Q, 0, Mx, P, Q, false, accumulate);
@@ -76,10 +77,9 @@ KOKKOS_INLINE_FUNCTION void face_tangents(int f, int& ta, int& tb) {
 /// Face trace: modes (P^3) -> values at the Q^2 face points (a fastest) of face f.
 /// `nrm` holds the P values of the normal-direction factor (phi_i or phi_i' at -1 or +1);
 /// Ta, Tb (Q x P) the tangential tables. tmp1 >= P*P, tmp2 >= P*Q.
-KOKKOS_INLINE_FUNCTION void face_backward(const TeamMember& team, const double* modes,
-                                          double* out, double* tmp1, double* tmp2, int P, int Q,
-                                          int f, const double* nrm, const double* Ta,
-                                          const double* Tb) {
+KOKKOS_INLINE_FUNCTION void face_backward(const TeamMember& team, const double* modes, double* out,
+                                          double* tmp1, double* tmp2, int P, int Q, int f,
+                                          const double* nrm, const double* Ta, const double* Tb) {
   const int d = f / 2;
   int ta, tb;
   face_tangents(f, ta, tb);

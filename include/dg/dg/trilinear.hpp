@@ -26,7 +26,8 @@ KOKKOS_INLINE_FUNCTION void trilinear_point(const Vertices& X, const double r[3]
   for (int v = 0; v < 8; ++v) {
     const double N = 0.125 * (1.0 + hex::vertex_sign(v, 0) * r[0]) *
                      (1.0 + hex::vertex_sign(v, 1) * r[1]) * (1.0 + hex::vertex_sign(v, 2) * r[2]);
-    for (int i = 0; i < 3; ++i) x[i] += N * X(v, i);
+    for (int i = 0; i < 3; ++i)
+      x[i] += N * X(v, i);
   }
 }
 
@@ -35,7 +36,8 @@ template <class Vertices>
 KOKKOS_INLINE_FUNCTION void trilinear_jacobian(const Vertices& X, const double r[3],
                                                double J[3][3]) {
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) J[i][j] = 0.0;
+    for (int j = 0; j < 3; ++j)
+      J[i][j] = 0.0;
   for (int v = 0; v < 8; ++v) {
     const double sv[3] = {double(hex::vertex_sign(v, 0)), double(hex::vertex_sign(v, 1)),
                           double(hex::vertex_sign(v, 2))};
@@ -43,7 +45,8 @@ KOKKOS_INLINE_FUNCTION void trilinear_jacobian(const Vertices& X, const double r
     const double dN[3] = {0.125 * sv[0] * f[1] * f[2], 0.125 * f[0] * sv[1] * f[2],
                           0.125 * f[0] * f[1] * sv[2]};
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) J[i][j] += X(v, i) * dN[j];
+      for (int j = 0; j < 3; ++j)
+        J[i][j] += X(v, i) * dN[j];
   }
 }
 
@@ -67,8 +70,8 @@ KOKKOS_INLINE_FUNCTION void trilinear_metric(const Vertices& X, const double r[3
 }
 
 /// x = sum_v N_v(r) X_v for element e of `verts` (elem, vertex, xyz); det J when `det` is set.
-KOKKOS_INLINE_FUNCTION void trilinear_map(const View3& verts, int e, const double r[3],
-                                          double x[3], double* det = nullptr) {
+KOKKOS_INLINE_FUNCTION void trilinear_map(const View3& verts, int e, const double r[3], double x[3],
+                                          double* det = nullptr) {
   const ViewVertices X{verts, e};
   trilinear_point(X, r, x);
   if (det) {

@@ -10,17 +10,17 @@
 namespace dg::io {
 
 struct MeshConfig {
-  std::string file;  // mesh.file: HDF5 mesh written by dgmesh (relative to the YAML's directory
-                     // if not found relative to the working directory)
-  std::string box;   // mesh.box: dgmesh flags, mesh generated in memory ("-nx 8 -periodic xyz")
+  std::string file; // mesh.file: HDF5 mesh written by dgmesh (relative to the YAML's directory
+                    // if not found relative to the working directory)
+  std::string box;  // mesh.box: dgmesh flags, mesh generated in memory ("-nx 8 -periodic xyz")
 };
 
 struct DiscretizationConfig {
-  int order = 3;                          // discretization.order: p, 1..DG_MAX_ORDER
-  int quadrature_points = 0;              // discretization.quadrature_points: q, 0 -> p+2
-  std::string mass = "weight_adjusted";   // discretization.mass: weight_adjusted | exact
-  std::string op = "matrix_free";         // discretization.operator: matrix_free | element_matrix
-  std::string geometry = "auto";          // discretization.geometry: auto | affine | curved
+  int order = 3;                        // discretization.order: p, 1..DG_MAX_ORDER
+  int quadrature_points = 0;            // discretization.quadrature_points: q, 0 -> p+2
+  std::string mass = "weight_adjusted"; // discretization.mass: weight_adjusted | exact
+  std::string op = "matrix_free";       // discretization.operator: matrix_free | element_matrix
+  std::string geometry = "auto";        // discretization.geometry: auto | affine | curved
 };
 
 /// A user expression as written in the YAML (a number is an expression too), with where it was
@@ -38,20 +38,20 @@ struct PhysicsConfig {
   std::array<ExpressionText, 3> velocity{{{"1", "physics.velocity[0]", ""},
                                           {"0", "physics.velocity[1]", ""},
                                           {"0", "physics.velocity[2]", ""}}};
-  double angular_velocity = 1.0;                 // physics.angular_velocity (rotation about z)
-  std::array<double, 3> rotation_center{0.5, 0.5, 0.5}; // physics.rotation_center
+  double angular_velocity = 1.0; // physics.angular_velocity (rotation about z)
+  std::array<double, 3> rotation_center{0.5, 0.5, 0.5};       // physics.rotation_center
   ExpressionText diffusivity{"0", "physics.diffusivity", ""}; // nu >= 0: number or field of x, y, z
   ExpressionText source{"", "physics.source", ""};            // s(x, y, z, t); empty: none
   double penalty = 1.0; // physics.penalty: SIPG penalty factor eta > 0 (docs/design.md)
 };
 
-struct SolutionConfig {                 // the initial condition and, where known, exact solution
+struct SolutionConfig {          // the initial condition and, where known, exact solution
   std::string type = "gaussian"; // initial.type: fourier | gaussian | constant | zero | expression
-  double amplitude = 1.0;               // initial.amplitude
-  std::array<double, 3> wavenumber{1, 1, 1}; // initial.wavenumber: integers, in units of 2 pi / L
+  double amplitude = 1.0;        // initial.amplitude
+  std::array<double, 3> wavenumber{1, 1, 1};   // initial.wavenumber: integers, in units of 2 pi / L
   std::array<double, 3> center{0.5, 0.5, 0.5}; // initial.center (gaussian)
-  double width = 0.1;                   // initial.width: gaussian standard deviation > 0
-  double value = 1.0;                   // initial.value (constant)
+  double width = 0.1;                          // initial.width: gaussian standard deviation > 0
+  double value = 1.0;                          // initial.value (constant)
   ExpressionText expression{"", "initial.expression", ""}; // u0(x, y, z) (type expression)
   ExpressionText exact{"", "initial.exact", ""}; // u(x, y, z, t) for error norms (optional)
 };
@@ -86,15 +86,15 @@ struct TimeConfig {
 };
 
 struct OutputConfig {
-  std::string directory = "out";     // output.directory
-  std::string name = "run";          // output.name: stem of every output file
-  double interval = 0.0;             // output.interval: snapshot every this much time (0: end)
-  int subdivisions = 0;              // output.subdivisions: sub-hexes per direction, 0 -> p
-  bool snapshots = true;             // output.snapshots
-  long progress_every = 0;           // output.progress_every: steps between lines (0: auto)
-  bool quiet = false;                // output.quiet
-  long checkpoint_steps = 0;         // output.checkpoint_steps: checkpoint every N steps (0: off)
-  double checkpoint_time = 0.0;      // output.checkpoint_time: ... or every T time units
+  std::string directory = "out"; // output.directory
+  std::string name = "run";      // output.name: stem of every output file
+  double interval = 0.0;         // output.interval: snapshot every this much time (0: end)
+  int subdivisions = 0;          // output.subdivisions: sub-hexes per direction, 0 -> p
+  bool snapshots = true;         // output.snapshots
+  long progress_every = 0;       // output.progress_every: steps between lines (0: auto)
+  bool quiet = false;            // output.quiet
+  long checkpoint_steps = 0;     // output.checkpoint_steps: checkpoint every N steps (0: off)
+  double checkpoint_time = 0.0;  // output.checkpoint_time: ... or every T time units
 };
 
 struct ParallelConfig {
@@ -102,8 +102,8 @@ struct ParallelConfig {
 };
 
 struct Config {
-  std::string source;   // path of the YAML file (for messages)
-  std::string yaml;     // the YAML text after overrides (stored in checkpoints)
+  std::string source; // path of the YAML file (for messages)
+  std::string yaml;   // the YAML text after overrides (stored in checkpoints)
   /// parameters: NAME: value (a number or an expression of pi and earlier parameters), in order;
   /// constants in every expression.
   std::vector<std::pair<std::string, double>> parameters;

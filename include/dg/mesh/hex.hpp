@@ -18,8 +18,12 @@ KOKKOS_INLINE_FUNCTION constexpr int vertex_sign(int v, int d) {
 // Faces: f = 2*d + side, d the normal reference direction (0 r, 1 s, 2 t), side 0 at -1 and
 // side 1 at +1. Face-local coordinates (a, b) are the two other reference coordinates in
 // increasing direction order: face d=0 -> (s, t), d=1 -> (r, t), d=2 -> (r, s).
-KOKKOS_INLINE_FUNCTION constexpr int face_dir(int f) { return f / 2; }
-KOKKOS_INLINE_FUNCTION constexpr int face_side(int f) { return f % 2; }
+KOKKOS_INLINE_FUNCTION constexpr int face_dir(int f) {
+  return f / 2;
+}
+KOKKOS_INLINE_FUNCTION constexpr int face_side(int f) {
+  return f % 2;
+}
 KOKKOS_INLINE_FUNCTION constexpr int face_tangent(int f, int k) {
   // k = 0 -> direction of a, k = 1 -> direction of b
   return (f / 2 == 0) ? 1 + k : (f / 2 == 1 ? 2 * k : k);

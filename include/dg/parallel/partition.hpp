@@ -29,12 +29,12 @@ struct RankBoundaryFace {
 
 /// One rank's share of the mesh. Nothing here grows with the global mesh.
 struct Partition {
-  int rank = 0;                                  // this rank in the communicator
-  mesh::LocalMesh local;                         // owned elements, halo elements, face links
-  std::vector<std::int64_t> global_ids;          // owned elements, ascending global id
-  std::vector<RankBoundaryFace> boundary_faces;  // sorted by (nbr_rank, global id, face)
-  std::int64_t edge_cut = 0;                     // faces whose two sides are on different ranks
-  double imbalance = 1.0;                        // max part size / mean part size
+  int rank = 0;                                 // this rank in the communicator
+  mesh::LocalMesh local;                        // owned elements, halo elements, face links
+  std::vector<std::int64_t> global_ids;         // owned elements, ascending global id
+  std::vector<RankBoundaryFace> boundary_faces; // sorted by (nbr_rank, global id, face)
+  std::int64_t edge_cut = 0;                    // faces whose two sides are on different ranks
+  double imbalance = 1.0;                       // max part size / mean part size
 };
 
 /// Rank 0 alone reads `mesh` and `conn` (other ranks pass empty objects): it partitions them

@@ -9,7 +9,7 @@
 namespace dg::physics {
 
 struct ExactSolution {
-  int kind = 1;          // 0 fourier, 1 gaussian, 2 constant, 3 zero
+  int kind = 1; // 0 fourier, 1 gaussian, 2 constant, 3 zero
   double amplitude = 1.0;
   double k[3] = {2 * math::pi, 2 * math::pi, 2 * math::pi}; // wave vector (physical)
   double center[3] = {0.5, 0.5, 0.5};
@@ -40,7 +40,8 @@ struct ExactSolution {
     double c[3];
     const Advection& adv = pde.advection;
     if (adv.kind != Advection::rotation) { // a tabulated field has a = 0 here
-      for (int d = 0; d < 3; ++d) c[d] = center[d] + adv.a[d] * t;
+      for (int d = 0; d < 3; ++d)
+        c[d] = center[d] + adv.a[d] * t;
     } else {
       const double th = adv.omega * t, cs = math::cos(th), sn = math::sin(th);
       const double dx = center[0] - adv.center[0], dy = center[1] - adv.center[1];
