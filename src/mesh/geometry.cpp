@@ -13,11 +13,17 @@ namespace dg::mesh {
 
 namespace {
 
-/// Node accessor of element e for qk::map.
+/// The node coordinates of element e gathered for qk::map, which is a host-device function: its
+/// accessor reads a plain array (no host-only calls, so nvcc sees nothing to warn about).
 struct MeshNodes {
-  const HexMesh* m;
-  std::int64_t e;
-  double operator()(int n, int i) const { return m->coords[3 * m->node(e, n) + i]; }
+  double X[3 * (qk::max_order + 1) * (qk::max_order + 1) * (qk::max_order + 1)];
+  MeshNodes(const HexMesh& m, std::int64_t e) {
+    const int nn = (m.order + 1) * (m.order + 1) * (m.order + 1);
+    for (int n = 0; n < nn; ++n)
+      for (int i = 0; i < 3; ++i)
+        X[3 * n + i] = m.coords[3 * m.node(e, n) + i];
+  }
+  KOKKOS_INLINE_FUNCTION double operator()(int n, int i) const { return X[3 * n + i]; }
 };
 
 /// Gauss-Legendre points of n points on [-1, 1] (Newton on the Legendre polynomial).
@@ -78,7 +84,7 @@ std::array<double, 3> map_point(const HexMesh& mesh, std::int64_t e, double r, d
   const double xi[3] = {r, s, t};
   std::array<double, 3> x{0.0, 0.0, 0.0};
   if (mesh.order > 1) {
-    qk::map(MeshNodes{&mesh, e}, mesh.order, xi, x.data());
+    qk::map(MeshNodes(mesh, e), mesh.order, xi, x.data());
     return x;
   }
   for (int v = 0; v < 8; ++v) {
@@ -98,7 +104,7 @@ std::array<std::array<double, 3>, 3> jacobian(const HexMesh& mesh, std::int64_t 
   std::array<std::array<double, 3>, 3> J{};
   if (mesh.order > 1) {
     double x[3], Jm[3][3];
-    qk::map(MeshNodes{&mesh, e}, mesh.order, xi, x, Jm);
+    qk::map(MeshNodes(mesh, e), mesh.order, xi, x, Jm);
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
         J[i][j] = Jm[i][j];
