@@ -251,6 +251,9 @@ TEST_CASE("Gmsh reader: bad files give one line naming the file", "[mesh][gmsh]"
     check(msh22(cube, {"6 2 1 1 1 2 3 5 6 7"}), "is a prism (Gmsh type 6)");
     check(msh22(cube, {"7 2 1 1 1 2 3 4 5"}), "is a pyramid (Gmsh type 7)");
     check(msh22(cube, {"4 2 1 1 1 2 3 5"}), "Transfinite Volume");
+    // Gmsh writes the boundary triangles before the tetrahedra: the volume element is named.
+    check(msh22(cube, {"2 2 1 1 1 2 3", "4 2 1 1 1 2 3 5"}), "is a tetrahedron (Gmsh type 4)");
+    check(msh22(cube, {"2 2 1 1 1 2 3"}), "is a triangle (Gmsh type 2)");
   }
   SECTION("mixed geometric orders") {
     auto nodes = cube;

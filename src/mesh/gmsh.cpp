@@ -463,15 +463,27 @@ HexMesh read_gmsh(const std::string& path) {
   // Hexahedra, one geometric order; anything three-dimensional that is not a hex is refused.
   std::map<int, std::int64_t> hex_orders; // order -> count
   std::vector<const RawElement*> hexes, quads;
+  // The first element that is not part of an all-hex mesh: a volume element (tetrahedron, prism,
+  // pyramid) is named before a boundary triangle, since that is what the user has to change.
+  const RawElement* foreign = nullptr;
+  for (const RawElement& e : r.elements) {
+    const Kind kind = find_type(e.type)->kind;
+    if (kind == Kind::tet || kind == Kind::prism || kind == Kind::pyramid) {
+      foreign = &e;
+      break;
+    }
+    if (kind == Kind::triangle && !foreign) foreign = &e;
+  }
+  if (foreign) {
+    const ElementType& t = *find_type(foreign->type);
+    DG_INPUT_ERROR(path << ": element " << foreign->id << " is " << what_is(t) << " (Gmsh type "
+                        << t.type
+                        << "): dgsolve needs all-hex meshes; in Gmsh recombine (Recombine "
+                           "Surface and Extrude with Layers and Recombine, or Mesh.RecombineAll "
+                           "= 1 with Mesh.SubdivisionAlgorithm = 2) or use Transfinite Volume");
+  }
   for (const RawElement& e : r.elements) {
     const ElementType& t = *find_type(e.type);
-    if (t.kind == Kind::tet || t.kind == Kind::prism || t.kind == Kind::pyramid ||
-        t.kind == Kind::triangle)
-      DG_INPUT_ERROR(path << ": element " << e.id << " is " << what_is(t) << " (Gmsh type "
-                          << t.type
-                          << "): dgsolve needs all-hex meshes; in Gmsh recombine (Recombine "
-                             "Surface and Extrude with Layers and Recombine, or Mesh.RecombineAll "
-                             "= 1 with Mesh.SubdivisionAlgorithm = 2) or use Transfinite Volume");
     if (t.kind == Kind::hex_incomplete)
       DG_INPUT_ERROR(path << ": element " << e.id
                           << " is a 20-node (incomplete) hexahedron: set "
