@@ -114,6 +114,22 @@ TEST_CASE("MMS: advection-diffusion, source, t-dependent Dirichlet, Neumann, war
     mms_order("advection-diffusion warped", p, {2, 4}, warped, {});
 }
 
+TEST_CASE("MMS: advection-diffusion, source, t-dependent Dirichlet, Neumann, curved",
+          "[convergence][expr][curved]") {
+  // dgmesh -curve K: the box mapped onto a cylindrical shell about the z axis, isoparametric
+  // elements of order K. The shell's y faces are curved, so the Neumann datum (nu du/dy on a
+  // box's ymax) moves to the flat zmax face, where the outward normal is +z.
+  const std::vector<std::string> curved = {
+      "boundary.ymax=dirichlet", "boundary.zmax.type=neumann",
+      "boundary.zmax.value=-nu0*(1+kx*x)*k3*exp(-t/2)*sin(k1*x+k2*y+0.5)*sin(k3*z-1/3)"};
+  for (int p = 1; p <= 5; ++p)
+    mms_order("advection-diffusion curved Q2", p, {2, 4}, " -curve 2", curved);
+  // Q3 at p = 3: the 2 -> 4 pair is not yet asymptotic (3.58); 3 -> 6 gives 3.74.
+  for (int p = 1; p <= 3; ++p)
+    mms_order("advection-diffusion curved Q3", p,
+              p < 3 ? std::vector<int>{2, 4} : std::vector<int>{3, 6}, " -curve 3", curved);
+}
+
 TEST_CASE("MMS: advection with inflow data on every face, source", "[convergence][expr]") {
   // Inflow everywhere: the data enters where a.n < 0, the rest of each face is left free.
   const std::vector<std::string> adv = {"parameters.nu0=0", "boundary.default=inflow",
