@@ -297,6 +297,17 @@ TEST_CASE("h-convergence: diffusion on Gmsh Q2 and Q3 sectors, p = 1..3",
         3, gmsh_sector(k));
 }
 
+// About 4 minutes on one core, so hidden from the default run (and from ctest):
+// `dg_tests "[diffusion-gmsh-high]"` runs it (orders 5.05, 5.90, 7.06 for Q2 and Q3).
+TEST_CASE("h-convergence: diffusion on Gmsh Q2 and Q3 sectors, p = 4..6",
+          "[.][convergence][curved][gmsh][diffusion][diffusion-gmsh-high]") {
+  for (int k : {2, 3})
+    curved_sweep(
+        k == 2 ? "diffusion_gmsh_q2_high" : "diffusion_gmsh_q3_high",
+        curved_study(k == 2 ? "diffusion Gmsh Q2" : "diffusion Gmsh Q3", 0.05, "[0,0,0]", 0.02), 4,
+        6, gmsh_sector(k));
+}
+
 TEST_CASE("same answer on any rank count: Gmsh Q2 annulus", "[mpi][solver][curved]") {
   // Curved elements, periodic faces across ranks, named boundaries with Dirichlet data,
   // a rotating flow and diffusion: the final modes of a run on all ranks equal a one-rank run.
