@@ -108,6 +108,14 @@ std::string nearest(const std::string& word, const std::vector<std::string>& can
   return best;
 }
 
+/// " (did you mean X?)" where the scalar `n` is a near miss of one of `choices`, else "".
+std::string did_you_mean(const YAML::Node& n, const std::vector<std::string>& choices) {
+  if (!n.IsScalar() || n.Scalar().empty()) return "";
+  const std::string near = nearest(n.Scalar(), choices);
+  if (edit_distance(near, n.Scalar()) > std::max<std::size_t>(2, near.size() / 3)) return "";
+  return " (did you mean " + near + "?)";
+}
+
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i)
@@ -237,16 +245,9 @@ Key choice_key(std::string path, Get get, std::vector<std::string> choices, std:
   const std::string valid = "one of: " + join(choices, ", ");
   Key k{path, "choice", valid, std::move(desc), nullptr, nullptr};
   k.parse = [=](Config& c, const YAML::Node& n, const Origin& o) {
-    if (!n.IsScalar() || std::find(choices.begin(), choices.end(), n.Scalar()) == choices.end()) {
-      std::string hint;
-      if (n.IsScalar() && !n.Scalar().empty()) {
-        const std::string near = nearest(n.Scalar(), choices);
-        if (edit_distance(near, n.Scalar()) <= std::max<std::size_t>(2, near.size() / 3))
-          hint = " (did you mean " + near + "?)";
-      }
-      DG_INPUT_ERROR(o.where(path, n)
-                     << ": " << path << " = " << show(n) << ": must be " << valid << hint);
-    }
+    if (!n.IsScalar() || std::find(choices.begin(), choices.end(), n.Scalar()) == choices.end())
+      DG_INPUT_ERROR(o.where(path, n) << ": " << path << " = " << show(n) << ": must be " << valid
+                                      << did_you_mean(n, choices));
     get(c) = n.Scalar();
   };
   k.value = [=](const Config& c) {
@@ -572,17 +573,10 @@ BoundaryCondition parse_condition(const std::string& name, const YAML::Node& n,
   c.value.key = path + ".value";
   auto check_type = [&](const YAML::Node& t, const std::string& key) {
     const auto& types = boundary_types();
-    if (!t.IsScalar() || std::find(types.begin(), types.end(), t.Scalar()) == types.end()) {
-      std::string hint;
-      if (t.IsScalar() && !t.Scalar().empty()) {
-        const std::string near = nearest(t.Scalar(), types);
-        if (edit_distance(near, t.Scalar()) <= std::max<std::size_t>(2, near.size() / 3))
-          hint = " (did you mean " + near + "?)";
-      }
+    if (!t.IsScalar() || std::find(types.begin(), types.end(), t.Scalar()) == types.end())
       DG_INPUT_ERROR(origin.where(key, t)
                      << ": " << key << " = " << show(t) << ": must be one of: " << join(types, ", ")
-                     << hint << " (periodic pairs come from the mesh)");
-    }
+                     << did_you_mean(t, types) << " (periodic pairs come from the mesh)");
     return t.Scalar();
   };
   if (n.IsScalar()) {
