@@ -1,8 +1,10 @@
 // dgbench stage: one full RK stage (right-hand side and update, trace hand-on and halo packing
-// included) through Solver::step, for advection and advection-diffusion on affine and warped
-// periodic meshes: DOF-stages per second against the bandwidth bound of the bytes per DOF that
-// fixed::stage_bytes_per_dof counts. Variants: register-blocked or entry-wise contractions,
-// stored or recomputed metric terms, fused or separate RHS and update, run-time-sized kernels.
+// included) through Solver::step, for advection (a constant velocity, a velocity field, or an
+// inflow face) and advection-diffusion on affine, warped and curved meshes: DOF-stages per
+// second against the bandwidth bound of the bytes per DOF that fixed::stage_bytes_per_dof (and
+// qpencil_bytes_per_dof) counts. Variants: register-blocked or entry-wise contractions, stored or
+// recomputed metric terms, fused or separate RHS and update, run-time-sized kernels, the
+// quadrature path in pencil form or one element per team.
 #include "dg/bench/bench.hpp"
 #include "dg/core/error.hpp"
 #include "dg/dg/fixed_order.hpp"
@@ -64,16 +66,22 @@ int stage(Options& o) {
   const double def_dofs = 2e5;
 #endif
   const std::vector<int> orders = o.ints("p", "2:8", "orders p (q = p + 2)");
-  const std::vector<std::string> physics =
-      o.strs("physics", "advection,advdiff", "advection, advdiff (nu = 0.01)");
-  const std::vector<std::string> meshes = o.strs("mesh", "affine,warped", "affine, warped");
+  const std::vector<std::string> physics = o.strs(
+      "physics", "advection,advdiff",
+      "advection, advdiff (nu = 0.01), advection-field (a periodic divergence-free velocity "
+      "field), advection-inflow (inflow face xmin with data, outflow xmax)");
+  const std::vector<std::string> meshes = o.strs(
+      "mesh", "affine,warped", "affine, warped (-warp 0.05), curved (-curve 2: a Q2 shell)");
   const double dofs = o.real("dofs", def_dofs, "target DOF per run (the mesh is n^3)");
   const std::vector<std::string> variants = o.strs(
       "variants", "fused",
       "fused (default kernels), blocked / entry (register-blocked / entry-wise contractions), "
       "recompute (metric from "
       "vertices), separate (RHS then update kernel), runtime (run-time-sized kernels), "
-      "quadrature (affine meshes through quadrature points, not the modal path), modal "
+      "quadrature (affine meshes through the quadrature path one element per team, not the modal "
+      "path), qpencil (affine meshes through the quadrature pencil path), per-element (the "
+      "quadrature path one element per team instead of the pencil form), qpencil-trilinear "
+      "(warped meshes: the trilinear metric recomputed instead of per-point tables), modal "
       "(advection-diffusion on affine meshes through the modal SIPG path, the default)");
   const std::vector<int> team_sizes =
       o.ints("team-size", "0", "threads per team on GPUs (0: by the face size)");
@@ -85,6 +93,8 @@ int stage(Options& o) {
       o.ints("pencil-bounds", "-1",
              "pencil kernel on GPUs, p <= 8: launch bounds of 128 threads and this many teams "
              "per SM (0: none, 3, 4, 5, 6, 8; -1: by order)");
+  const std::vector<int> qpencil_elems = o.ints(
+      "qpencil-elems", "0", "elements per team of the quadrature pencil path (0: by order)");
   const int steps = o.integer("steps", 5, "timed steps (median of per-step times)");
   if (o.finish()) return 0;
 
@@ -109,27 +119,44 @@ int stage(Options& o) {
   for (const std::string& ph : physics)
     for (const std::string& me : meshes)
       for (int p : orders) {
-        if (ph != "advection" && ph != "advdiff")
-          throw InputError("dgbench stage: --physics " + ph + ": valid are advection, advdiff");
-        if (me != "affine" && me != "warped")
-          throw InputError("dgbench stage: --mesh " + me + ": valid are affine, warped");
+        if (ph != "advection" && ph != "advdiff" && ph != "advection-field" &&
+            ph != "advection-inflow")
+          throw InputError("dgbench stage: --physics " + ph +
+                           ": valid are advection, advdiff, advection-field, advection-inflow");
+        if (me != "affine" && me != "warped" && me != "curved")
+          throw InputError("dgbench stage: --mesh " + me + ": valid are affine, warped, curved");
         const int P = p + 1;
         const int n = std::max(2, static_cast<int>(std::lround(std::cbrt(dofs / (P * P * P)))));
-        const std::string box = "mesh.box=-nx " + std::to_string(n) + " -periodic xyz" +
-                                (me == "warped" ? " -warp 0.05" : "");
-        const io::Config cfg = io::parse_config(
-            yaml, "dgbench-stage",
-            {box, "discretization.order=" + std::to_string(p),
-             "physics.diffusivity=" + std::string(ph == "advdiff" ? "0.01" : "0.0")});
+        const bool inflow = ph == "advection-inflow";
+        const std::string box =
+            "mesh.box=-nx " + std::to_string(n) +
+            (me == "curved" ? " -periodic xz -curve 2" : (inflow ? " -periodic yz" : " -periodic xyz")) +
+            (me == "warped" ? " -warp 0.05" : "");
+        std::vector<std::string> sets = {
+            box, "discretization.order=" + std::to_string(p),
+            "physics.diffusivity=" + std::string(ph == "advdiff" ? "0.01" : "0.0")};
+        if (ph == "advection-field")
+          sets.push_back("physics.velocity=[\"1+0.5*sin(2*pi*y)\", \"0.5+0.5*sin(2*pi*z)\", "
+                         "\"0.25+0.5*sin(2*pi*x)\"]");
+        if (inflow) {
+          if (me == "curved")
+            throw InputError("dgbench stage: --physics advection-inflow: affine or warped meshes");
+          sets.insert(sets.end(), {"boundary.xmin.type=inflow",
+                                   "boundary.xmin.value=sin(2*pi*y)*cos(2*pi*z)",
+                                   "boundary.xmax.type=outflow"});
+        }
+        const io::Config cfg = io::parse_config(yaml, "dgbench-stage", sets);
         Solver s(cfg, MPI_COMM_WORLD);
         s.initialize();
         const double dt = s.time_step();
         const double gdofs = double(s.global_elements()) * s.block().nmodes;
         for (const std::string& var : variants)
           for (int ts : team_sizes)
+            for (int qe : qpencil_elems)
             for (const std::array<int, 3>& pk : pencil) {
               KernelVariant v;
               v.team_size = ts;
+              v.qpencil_elems = qe;
               v.modal_elems = pk[0];
               v.modal_batches = pk[1];
               v.pencil_min_blocks = pk[2];
@@ -141,8 +168,15 @@ int stage(Options& o) {
                 v.recompute_metric = true;
               else if (var == "runtime")
                 v.fixed_order = false;
-              else if (var == "quadrature")
+              else if (var == "quadrature") {
                 v.modal_affine = false;
+                v.quadrature_pencil = false;
+              } else if (var == "qpencil")
+                v.modal_affine = false;
+              else if (var == "per-element")
+                v.quadrature_pencil = false;
+              else if (var == "qpencil-trilinear")
+                v.qpencil_recompute = true;
               else if (var == "modal-entry")
                 v.modal_pencil = false;
               else if (var == "modal") {
@@ -151,13 +185,17 @@ int stage(Options& o) {
               } else if (var != "fused" && var != "separate" && var != "blocked")
                 throw InputError("dgbench stage: --variants " + var +
                                  ": valid are fused, blocked, entry, recompute, separate, "
-                                 "runtime, quadrature, modal, modal-entry");
+                                 "runtime, quadrature, qpencil, per-element, qpencil-trilinear, modal, "
+                                 "modal-entry");
               if (var == "recompute" && me == "affine") continue;
-              if (var == "quadrature" && me != "affine") continue;
+              if ((var == "quadrature" || var == "qpencil") && me != "affine") continue;
+              if (var == "qpencil-trilinear" && me != "warped") continue;
               if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
               if (var == "modal-entry" && me != "affine") continue;
               s.op().set_variant(v);
               if (!s.op().modal_path() && pk != pencil.front()) continue;
+              const bool qp = s.op().quadrature_pencil_path();
+              if (!qp && qe != qpencil_elems.front()) continue;
               View2 res;
               if (var == "separate") res = View2("dgbench::res", s.block().nelem, s.block().nmodes);
               auto one_step = [&] {
@@ -180,13 +218,19 @@ int stage(Options& o) {
               }
               const bool diff = ph == "advdiff";
               const bool affine = s.block().affine;
-              const double bpd = fixed::stage_bytes_per_dof(p, diff, affine, v) +
-                                 (var == "separate" ? 5.0 * sizeof(double) : 0.0);
+              const bool field = ph == "advection-field";
+              const double bpd =
+                  (qp ? fixed::qpencil_bytes_per_dof(p, s.op().quadrature_pencil_geometry())
+                      : fixed::stage_bytes_per_dof(p, diff, affine, v) +
+                            fixed::field_bytes_per_dof(p, field, false, false)) +
+                  (var == "separate" ? 5.0 * sizeof(double) : 0.0);
               const double rate = gdofs * 5.0 / tstep;
               const double bound = copy_bw * size / bpd;
               Row r;
               r.set("physics", ph).set("mesh", me).set("p", p).set("n", n).set("dof", gdofs);
               r.set("ranks", size).set("variant", var).set("team_size", v.team_size);
+              r.set("path", qp ? "qpencil" : (s.op().modal_path() ? "modal" : "quadrature"));
+              r.set("qpencil_elems", qp ? v.qpencil_elems : 0);
               r.set("modal_elems", s.op().modal_path() ? v.modal_elems : 0);
               r.set("modal_batches", s.op().modal_path() ? v.modal_batches : 0);
               r.set("pencil_bounds", s.op().modal_path() ? v.pencil_min_blocks : 0);
@@ -194,12 +238,16 @@ int stage(Options& o) {
               r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
               r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
               r.set("frac_bound", rate / bound);
-              r.set("gflops", fixed::stage_flops_per_element(p, diff, affine, v) *
-                                  s.global_elements() * 5.0 / tstep * 1e-9);
+              r.set("gflops",
+                    (qp ? fixed::qpencil_flops_per_element(
+                              p, s.op().quadrature_pencil_geometry(), affine)
+                        : fixed::stage_flops_per_element(p, diff, affine, v)) *
+                        s.global_elements() * 5.0 / tstep * 1e-9);
               t.add(r);
             }
       }
-  t.print({"physics", "mesh", "p", "n", "dof", "variant", "team_size", "modal_elems",
+  t.print({"physics", "mesh", "p", "n", "dof", "variant", "path", "team_size", "qpencil_elems",
+           "modal_elems",
            "modal_batches", "pencil_bounds", "step_s", "dof_stages_per_s", "bytes_per_dof",
            "gb_per_s", "frac_bound", "gflops"});
   char bw[64];

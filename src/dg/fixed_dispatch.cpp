@@ -78,6 +78,75 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
     build_modal_records<false>(b, a, 0.0, rec, words);
 }
 
+void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
+                              View3& qvol, View3& qface) {
+  const int nv = b.nvol, nf = b.nface;
+  qvol = View3("dg::qpencil::qvol", b.nelem, nv, 4);
+  qface = View3("dg::qpencil::qface", b.nelem, 6, nf);
+  const View3 vgeo = b.vgeo, avol = b.avol, aface = b.aface, qv = qvol, qf = qface;
+  const View4 fgeo = b.fgeo;
+  const bool field = pde.advection.kind == physics::Advection::field, affine = b.affine;
+  DG_VERIFY(!field || (avol.extent(0) == static_cast<size_t>(b.nelem) &&
+                       aface.extent(0) == static_cast<size_t>(b.nelem)),
+            "quadrature pencil path: a velocity field without its tables");
+  DG_VERIFY(pde.advection.kind == physics::Advection::constant || field,
+            "quadrature pencil path: constant velocity or a velocity field");
+  const double v0 = pde.advection.a[0], v1 = pde.advection.a[1], v2 = pde.advection.a[2];
+  Kokkos::parallel_for(
+      "dg::qpencil::tables", Kokkos::RangePolicy<ExecSpace>(0, b.nelem), KOKKOS_LAMBDA(const int e) {
+        const double v[3] = {v0, v1, v2};
+        for (int pt = 0; pt < nv; ++pt) {
+          const int gp = affine ? 0 : pt;
+          for (int d = 0; d < 3; ++d)
+            qv(e, pt, d) = field ? avol(e, pt, d)
+                                 : vgeo(e, gp, 3 * d) * v[0] + vgeo(e, gp, 3 * d + 1) * v[1] +
+                                       vgeo(e, gp, 3 * d + 2) * v[2];
+          qv(e, pt, 3) = 1.0 / vgeo(e, gp, 9);
+        }
+        for (int f = 0; f < 6; ++f)
+          for (int pt = 0; pt < nf; ++pt) {
+            const int gp = affine ? 0 : pt;
+            const double an = field ? aface(e, f, pt)
+                                    : v[0] * fgeo(e, f, gp, 0) + v[1] * fgeo(e, f, gp, 1) +
+                                          v[2] * fgeo(e, f, gp, 2);
+            qf(e, f, pt) = an * fgeo(e, f, gp, 3);
+          }
+      });
+}
+
+double qpencil_bytes_per_dof(int order, PencilGeometry g) {
+  const double P = order + 1, Q = order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
+  const double d = sizeof(double);
+  // u and the register read and written; the neighbours' modal traces read and the updated
+  // state's emitted (P^2 per face); ftype, nbr, nbr_face, orient; the geometry.
+  double b = 4.0 * d + 2.0 * 6.0 * P * P * d / P3 + 6.0 * 4.0 * 4.0 / P3;
+  if (g == PencilGeometry::record)
+    b += (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
+  else if (g == PencilGeometry::trilinear)
+    b += 24.0 * d / P3;
+  else
+    b += (4.0 * Q3 + 6.0 * Q2) * d / P3;
+  return b;
+}
+
+double qpencil_flops_per_element(int order, PencilGeometry g, bool affine) {
+  const double P = order + 1, Q = order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
+  // Volume: z-, y-, x-backward; w C u; the three x-inner products; the y- (3 FMAs per entry)
+  // and z-inner products (2 FMAs); faces: coefficients (6 faces, 2 sums of P), to points
+  // (own and neighbour's: 12 (P Q P + Q Q P)), upwind flux, back (6 (Q Q P + P Q P)); lifting
+  // (12 per mode); update; emitted coefficients.
+  double f = 2.0 * P3 * Q + 2.0 * P2 * Q2 + Q2 * (2.0 * P * Q + 6.0 * Q + 6.0 * Q * P) +
+             6.0 * P2 * Q2 + 4.0 * P3 * Q;
+  f += 12.0 * P3 + 24.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * (Q2 * P + P2 * Q);
+  f += 12.0 * P3 + 4.0 * P3 + 12.0 * P3;
+  if (g == PencilGeometry::trilinear) f += Q2 * Q * 110.0 + 6.0 * Q2 * 75.0;
+  if (!affine) { // weight-adjusted inverse mass
+    f += 2.0 * (2.0 * P3 * Q + 2.0 * P2 * Q2) + Q2 * (4.0 * P * Q + 2.0 * Q);
+    if (g == PencilGeometry::trilinear) f += Q2 * Q * 80.0;
+  }
+  return f;
+}
+
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v) {
   const double P = order + 1, Q = order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double nc = diffusion ? 2.0 : 1.0, d = sizeof(double);

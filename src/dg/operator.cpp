@@ -299,6 +299,19 @@ View1 device_points(const BasisTables&, const HostTables& h) {
 }
 
 /// Boundary faces that take data (every boundary type but outflow).
+int count_faces(const ElementBlock& block, int type) {
+  const IView2 ftype = block.ftype;
+  int n = 0;
+  Kokkos::parallel_reduce(
+      "dg::operator::count_faces", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
+      KOKKOS_LAMBDA(const int e, int& c) {
+        for (int f = 0; f < 6; ++f)
+          c += ftype(e, f) == type ? 1 : 0;
+      },
+      n);
+  return n;
+}
+
 int count_dirichlet_faces(const ElementBlock& block) {
   const IView2 ftype = block.ftype;
   int n = 0;
@@ -325,6 +338,7 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
   // Pure advection needs only u on the faces: one trace component instead of two halves the
   // trace traffic. The ghost array follows (the halo exchange sends what the trace holds).
   has_dirichlet_ = count_dirichlet_faces(block) > 0;
+  has_neumann_ = count_faces(block, face_neumann) > 0;
   const int ncomp = pde_.diffusion.nu > 0.0 ? 2 : 1;
   if (static_cast<int>(block.trace.extent(3)) != ncomp) {
     block.trace = View4("dg::block::trace", block.nelem, 6, block.nface, ncomp);
@@ -332,17 +346,44 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
   }
 }
 
-bool DGOperator::uses_fixed_kernels() const {
+bool DGOperator::fixed_capable() const {
   const ElementBlock& b = *block_;
   return variant_.fixed_order && fixed::available(b.order, b.Q) && vol_.extent(0) == 0 &&
-         minv_.extent(0) == 0 &&
-         !b.curved; // curved blocks: the generic kernel, whose points follow the Q_k map
+         minv_.extent(0) == 0;
+}
+
+bool DGOperator::uses_fixed_kernels() const {
+  // Curved blocks: the quadrature pencil path (per-point tables) or the generic kernel, whose
+  // points follow the Q_k map.
+  return fixed_capable() && (!block_->curved || quadrature_pencil_path());
+}
+
+bool DGOperator::quadrature_pencil_path() const {
+  // Advection (no diffusion) with a constant velocity or a velocity field, no Neumann face;
+  // everything else the modal path does not take.
+  const ElementBlock& b = *block_;
+  const auto kind = pde_.advection.kind;
+  return fixed_capable() && variant_.quadrature_pencil && !modal_path() &&
+         pde_.diffusion.nu == 0.0 && !has_neumann_ &&
+         (kind == physics::Advection::constant ||
+          (kind == physics::Advection::field && b.avol.extent(0) > 0));
+}
+
+fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
+  // Constant velocity: one record per affine element, the trilinear map recomputed at each
+  // point; velocity fields and curved elements: per-point tables.
+  const ElementBlock& b = *block_;
+  if (b.curved || pde_.advection.kind == physics::Advection::field)
+    return fixed::PencilGeometry::stored;
+  if (b.affine) return fixed::PencilGeometry::record;
+  return variant_.qpencil_recompute ? fixed::PencilGeometry::trilinear
+                                    : fixed::PencilGeometry::stored;
 }
 
 bool DGOperator::modal_path() const {
   // Constant velocity and diffusivity, no source, no boundary face that takes data.
   const ElementBlock& b = *block_;
-  return uses_fixed_kernels() && variant_.modal_affine && b.affine &&
+  return fixed_capable() && !b.curved && variant_.modal_affine && b.affine &&
          pde_.advection.kind == physics::Advection::constant && b.nuvol.extent(0) == 0 &&
          b.source.extent(0) == 0 && !has_dirichlet_ &&
          (pde_.diffusion.nu == 0.0 || variant_.modal_with_diffusion(block_->order));
@@ -367,12 +408,24 @@ fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffu
 } // namespace
 
 void DGOperator::pencil_args(fixed::StageArgs& a) {
-  if (!a.modal || !variant_.modal_pencil) return;
-  if (modal_rec_.extent(0) != static_cast<size_t>(block_->nelem))
-    fixed::modal_records(*block_, pde_, modal_rec_, modal_words_);
-  a.modal_rec = modal_rec_;
-  a.modal_words = modal_words_;
   const ElementBlock& b = *block_;
+  if (!a.modal && quadrature_pencil_path()) {
+    a.qpencil = true;
+    a.qgeometry = quadrature_pencil_geometry();
+    if (a.qgeometry == fixed::PencilGeometry::stored) {
+      if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
+        fixed::quadrature_pencil_tables(b, pde_, qvol_, qface_);
+      a.qvol = qvol_;
+      a.qface = qface_;
+    }
+  } else if (!a.modal || !variant_.modal_pencil) {
+    return;
+  } else {
+    if (modal_rec_.extent(0) != static_cast<size_t>(b.nelem))
+      fixed::modal_records(b, pde_, modal_rec_, modal_words_);
+    a.modal_rec = modal_rec_;
+    a.modal_words = modal_words_;
+  }
   const int* d = a.elems.data();
   a.elems_first = d == all_elems_.data() ? 0
                                          : (d == b.inner_elems.data()

@@ -22,6 +22,11 @@ inline bool available(int order, int q) {
   return order >= min_order && order <= max_order && q == order + 2;
 }
 
+/// Geometry of the quadrature pencil path (quadrature_pencil_stage.hpp): one record per affine
+/// element (constant velocity), the trilinear map recomputed from the 8 vertices at each point
+/// (constant velocity), or per-point tables (velocity fields, curved elements).
+enum class PencilGeometry : int { record = 0, trilinear = 1, stored = 2 };
+
 /// Everything one stage kernel launch needs.
 struct StageArgs {
   const ElementBlock* block = nullptr;
@@ -41,6 +46,12 @@ struct StageArgs {
   LView2 modal_words;
   /// elems(i) = elems_first + i where the list is a contiguous range (-1: not known to be).
   int elems_first = -1;
+  /// The quadrature path in pencil form (advection on every block the modal path does not
+  /// take; traces in modal form); see DGOperator::quadrature_pencil_path().
+  bool qpencil = false;
+  PencilGeometry qgeometry = PencilGeometry::record;
+  /// Its per-point tables (stored geometry, quadrature_pencil_tables).
+  View3 qvol, qface;
 };
 
 /// Right-hand side + epilogue (and, with ep.emit_traces, the traces of the updated state into
@@ -60,6 +71,12 @@ void inner(int order, const BasisTables& t, const View2& vals, const View2& mode
 void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde, View2& rec,
                    LView2& words);
 
+/// The quadrature pencil path's per-point tables: qvol (elem, Q^3, 4) = adj(J) a and 1/|J| at
+/// the volume points, qface (elem, 6, Q^2) = (a . n) dS at the face points, from the block's
+/// metric and its velocity field (or the constant velocity).
+void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
+                              View3& qvol, View3& qface);
+
 /// Memory traffic of one LSRK stage of the fixed-order kernels per degree of freedom, in bytes
 /// (the bandwidth bound of dgbench stage): u and the register read and written; the neighbours'
 /// traces read; the traces of the updated state written (every stage emits them, so no trace
@@ -67,6 +84,8 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 /// of 6 faces, its inflow and outflow faces); metric records (one per element when affine, per
 /// point when stored, 8 vertices when recomputed); connectivity and penalty.
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v);
+/// ... of the quadrature pencil path with geometry g.
+double qpencil_bytes_per_dof(int order, PencilGeometry g);
 /// Bytes per DOF that tabulated fields add to a stage (on top of stage_bytes_per_dof, for the
 /// quadrature path that reads them): a velocity field 3 doubles per volume point (the
 /// contravariant flux |J| J^{-1} a) and 1 per face point (a . n); a diffusivity field 1 per
@@ -76,6 +95,8 @@ double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_fiel
 /// Floating-point operations of one stage per element (contractions and point-wise work, counted
 /// from the kernel's loops; transcendental-free).
 double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v);
+/// ... of the quadrature pencil path with geometry g.
+double qpencil_flops_per_element(int order, PencilGeometry g, bool affine);
 
 } // namespace fixed
 } // namespace dg

@@ -42,7 +42,8 @@ struct Epilogue {
 
 namespace fixed {
 struct StageArgs;
-}
+enum class PencilGeometry : int;
+} // namespace fixed
 
 /// Variant switches of the fixed-order kernels, compared side by side by dgbench.
 struct KernelVariant {
@@ -98,6 +99,17 @@ struct KernelVariant {
   bool modal_with_diffusion(int order) const {
     return modal_diffusion && order <= modal_diffusion_max_order;
   }
+  /// Advection on blocks the modal path does not take (non-affine and curved elements,
+  /// velocity fields, Dirichlet and inflow faces): the quadrature path in pencil form
+  /// (QuadraturePencilPath); false: the quadrature path one element per team.
+  bool quadrature_pencil = true;
+  /// ... its elements per team (0: by order on GPUs, 1 on CPUs).
+  int qpencil_elems = 0;
+  /// ... on trilinear elements with a constant velocity: the metric recomputed from the 8
+  /// vertices at each point (2.3x fewer bytes) instead of read from per-point tables. Off by
+  /// default: the tables are faster at p = 3, 4, 5, 7 on the H100 (the kernel is not
+  /// bandwidth-bound) and at every order on a CPU core (docs/performance.md).
+  bool qpencil_recompute = false;
   /// false: the run-time-sized kernels even where compile-time ones exist (reference path).
   bool fixed_order = true;
 };
@@ -127,7 +139,15 @@ public:
   bool uses_fixed_kernels() const;
   /// Whether the stage and its traces take the quadrature-free affine advection path.
   bool modal_path() const;
-  void set_variant(const KernelVariant& v) { variant_ = v; }
+  /// Whether they take the quadrature path in pencil form (advection without Neumann faces,
+  /// constant velocity or a velocity field, on blocks the modal path does not take).
+  bool quadrature_pencil_path() const;
+  /// ... and its geometry there (dg/dg/fixed_order.hpp).
+  fixed::PencilGeometry quadrature_pencil_geometry() const;
+  void set_variant(const KernelVariant& v) {
+    variant_ = v;
+    traces_current_ = false; // the trace layout may change with the path
+  }
   const KernelVariant& variant() const { return variant_; }
 
   /// Element-matrix mode (dg/integration): when set, the kernel takes the volume term
@@ -156,6 +176,11 @@ private:
   // The pencil kernel's per-element records and neighbour words, built on first use.
   View2 modal_rec_;
   LView2 modal_words_;
+  // The quadrature pencil path's per-point tables (stored geometry), built on first use.
+  View3 qvol_, qface_;
+  bool has_neumann_ = false;
+  /// Compile-time kernels exist for the block's order and points, and no element-matrix mode.
+  bool fixed_capable() const;
   /// The pencil kernel's arguments in a: the records and words (built on first use), and
   /// elems_first where a.elems is one of the block's lists known to be a contiguous range.
   void pencil_args(fixed::StageArgs& a);

@@ -6,6 +6,7 @@
 //   contract.hpp            contractions and Tensor<P, Q> (tables, 3-D and face transforms)
 //   device.hpp              unrolling, shared-memory pointers, asynchronous copies, team policy
 //   quadrature_stage.hpp    the quadrature path (any element, any velocity, Dirichlet faces)
+//   quadrature_pencil_stage.hpp  the quadrature path in pencil form (advection)
 //   modal_records.hpp       records, neighbour words and fields of the modal kernels
 //   modal_pencil_stage.hpp  the modal path in pencil form (the solver's kernel on affine blocks)
 //   modal_entry_stage.hpp   the modal path entry-wise (a measured baseline)
@@ -17,6 +18,7 @@
 
 #include "fixed/modal_entry_stage.hpp"
 #include "fixed/modal_pencil_stage.hpp"
+#include "fixed/quadrature_pencil_stage.hpp"
 #include "fixed/quadrature_stage.hpp"
 #include "fixed/transforms.hpp"
 
@@ -27,6 +29,7 @@ struct Kernels {
   using Quadrature = QuadraturePath<P, Q>;
   using ModalEntry = ModalEntryPath<P, Q>;
   using ModalPencil = ModalPencilPath<P, Q>;
+  using QuadPencil = QuadraturePencilPath<P, Q>;
 
   /// The modal path: the pencil kernel (KernelVariant::modal_pencil, the default) or the
   /// entry-wise one.
@@ -49,11 +52,13 @@ struct Kernels {
 
   static void stage(const StageArgs& a) {
     if (a.modal) return modal(a, false, a.trace_out);
+    if (a.qpencil) return QuadPencil::launch(a, false, a.trace_out);
     Quadrature::launch(a, false, a.trace_out);
   }
 
   static void traces(const StageArgs& a, const View4& out) {
     if (a.modal) return modal(a, true, out);
+    if (a.qpencil) return QuadPencil::launch(a, true, out);
     Quadrature::launch(a, true, out);
   }
 };
@@ -71,6 +76,7 @@ struct Kernels {
   template struct ModalPencilPath<(p) + 1, (p) + 2>;                                               \
   template struct Kernels<(p) + 1, (p) + 2>;                                                       \
   template struct QuadraturePath<(p) + 1, (p) + 2>;                                                \
+  template struct QuadraturePencilPath<(p) + 1, (p) + 2>;                                          \
   template struct Transforms<(p) + 1, (p) + 2>;                                                    \
   void stage_p##p(const StageArgs& a) {                                                            \
     Kernels<(p) + 1, (p) + 2>::stage(a);                                                           \

@@ -1,0 +1,666 @@
+// The quadrature path in pencil form (QuadraturePencilPath<P, Q>): the advection stage on every
+// block the modal path does not take (non-affine and curved elements, velocity fields, Dirichlet
+// and inflow faces), with the quadrature path's discretisation and answer (to round-off). A team
+// takes ne elements through a fixed sequence of passes, each one thread per 1-D pencil of every
+// element with the pencil's values in registers, one barrier between passes (7 affine, 12 with
+// the weight-adjusted inverse mass) instead of one per contraction:
+//   0  loads: the state, the element's geometry, the neighbours' modal face coefficients
+//      (re-oriented: a reflection flips the sign of the odd Legendre modes);
+//   1  z-backward of u; own modal face coefficients of all six faces;
+//   2  y-backward; face coefficients to face points along b (own and neighbour's);
+//   3  x-backward, the contravariant flux w (|J| J^-1 a) u at each volume point and the
+//      x-inner products against D, B, B; face values, the upwind flux at each face point and
+//      the first face inner product;
+//   4  y-inner products; the second face inner product;
+//   5  z-inner products, the lifted face terms E_s, and M^-1: 1/|J| on affine elements (then
+//      the update), else 6-10 the weight-adjusted inverse (backward, w / |J|, inner);
+//   E  the modal face coefficients of the updated state into trace_out (traces_only: of u).
+// Traces are modal (P^2 coefficients per face, as on the modal path). Geometry per element:
+//   record     affine with constant velocity: C = adj(J) a and 1/|J|, (a . n) dS per face;
+//   trilinear  the 8 vertices as the 8 coefficients of the trilinear map; at each point the
+//              Jacobian's columns, adj(J) rows as their cross products, |J| (about 60 flops);
+//   stored     qvol(e, point, 4) = C and 1/|J| at each volume point, qface(e, f, point) =
+//              (a . n) dS (curved elements, velocity fields).
+// Bytes per DOF (stage_bytes_per_dof): 32 + 96 / P + (geometry + 96) / P^3, geometry 80
+// record, 192 trilinear, 32 Q^3 + 48 Q^2 stored.
+#pragma once
+
+#include "dg/dg/face_flux.hpp"
+#include "dg/mesh/hex.hpp"
+#include "fixed/contract.hpp"
+#include "fixed/device.hpp"
+
+namespace dg::fixed {
+
+template <int P, int Q>
+struct QuadraturePencilPath : Tensor<P, Q> {
+  using T = Tensor<P, Q>;
+  using T::load_tables;
+  using T::P2;
+  using T::P3;
+  using T::Q2;
+  using T::Q3;
+  using T::TAB;
+  using typename T::Tables;
+
+  /// Element scratch: G (24: geometry), FC/FN (own and neighbour's face coefficients, 12 P^2;
+  /// then the first face inner products, 6 P Q), S (face values along b, own and neighbour's,
+  /// 12 P Q; then the face inner products, 6 P^2), A (y-backward input P^2 Q, then the y-inner
+  /// products 2 P^2 Q), BQ (U, then the x-backward input P Q^2), H (x-inner products 3 P Q^2,
+  /// then R). p = 7: 46.6 KB, within the 48 KB of level-0 scratch.
+  /// Pencils of P values that neighbouring threads read or write side by side (BQ, H, the
+  /// face values) are PP apart, P + 1 where P is even, so that they fall on different
+  /// shared-memory banks.
+  static constexpr int PP = P % 2 == 0 ? P + 1 : P;
+  static constexpr int max(int a, int b) { return a > b ? a : b; }
+  /// U shares BQ: read in pass 1 only (then BQ is written), it takes the updated state in the
+  /// last pass (BQ is free then) for the emitted traces; the old state comes from u.
+  static constexpr int OG = 0, OF = OG + 24, OS = OF + max(12 * P2, 6 * PP * Q),
+                       OA = OS + max(12 * PP * Q, 6 * P2), OB = OA + 2 * P2 * Q, OU = OB,
+                       OH = OB + max(PP * Q2, P3), ED = OH + max(3 * PP * Q2, P3);
+
+  KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) { return TAB + ne * ED; }
+
+  /// The modal face coefficients of faces 2d, 2d + 1 of pencil (a, b) along direction d of U.
+  template <int D>
+  KOKKOS_FORCEINLINE_FUNCTION static void face_pair(const double* U, int a, int b,
+                                                    const double* E, double& t0, double& t1) {
+    constexpr int stride = D == 0 ? 1 : (D == 1 ? P : P2);
+    const double* v = U + (D == 0 ? P * (a + P * b) : (D == 1 ? a + P2 * b : a + P * b));
+    double s0 = 0.0, s1 = 0.0;
+    DG_UNROLL
+    for (int m = 0; m < P; ++m) {
+      const double x = v[m * stride];
+      s0 += E[m] * x;
+      s1 += E[P + m] * x;
+    }
+    t0 = s0;
+    t1 = s1;
+  }
+
+  /// Columns of the trilinear map's Jacobian at r from its coefficients G (x = G0 + G1 r + G2 s
+  /// + G3 t + G4 rs + G5 rt + G6 st + G7 rst, 3 components each).
+  KOKKOS_FORCEINLINE_FUNCTION static void columns(const double* G, double r, double s, double t,
+                                                  double Jr[3], double Js[3], double Jt[3]) {
+    for (int i = 0; i < 3; ++i) {
+      const double* g = G + i;
+      Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
+      Js[i] = g[6] + g[12] * r + g[18] * t + g[21] * r * t;
+      Jt[i] = g[9] + g[15] * r + g[18] * s + g[21] * r * s;
+    }
+  }
+  /// Row d of adj(J) (the cross product of the other two columns) dotted with v.
+  KOKKOS_FORCEINLINE_FUNCTION static double triple(const double a[3], const double b[3],
+                                                   const double v[3]) {
+    return v[0] * (a[1] * b[2] - a[2] * b[1]) + v[1] * (a[2] * b[0] - a[0] * b[2]) +
+           v[2] * (a[0] * b[1] - a[1] * b[0]);
+  }
+
+  struct Stage {
+    View2 u, reg; // the epilogue (ep) carries the store-mode output
+    View3 verts, vgeo, ghost;
+    View4 fgeo, trace, trace_out;
+    IView2 ftype, nbr, nbr_face, orient;
+    IView1 elems;
+    View1 points;
+    BasisTables tables;
+    View2 bdata, source;
+    View3 qvol, qface;
+    double vel[3];
+    Epilogue ep;
+    PencilGeometry geometry;
+    bool affine, traces_only;
+    int ne, first, level;
+
+    KOKKOS_FORCEINLINE_FUNCTION int elem(int i) const { return first >= 0 ? first + i : elems(i); }
+    KOKKOS_FORCEINLINE_FUNCTION int batch(int bi) const {
+      const int left = static_cast<int>(elems.extent(0)) - bi * ne;
+      return left < ne ? left : ne;
+    }
+
+    /// w C_d u at the Q volume points (a, b, c), a = 0..Q-1, and 1/|J| there (inv, stored and
+    /// trilinear geometry).
+    KOKKOS_FORCEINLINE_FUNCTION void contravariant(int e, const double* G, const Tables& tb, int b,
+                                                   int c, double C0[Q], double C1[Q],
+                                                   double C2[Q]) const {
+      const double wbc = tb.w[b] * tb.w[c];
+      if (geometry == PencilGeometry::record) {
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          const double w = tb.w[a] * wbc;
+          C0[a] = w * G[0];
+          C1[a] = w * G[1];
+          C2[a] = w * G[2];
+        }
+      } else if (geometry == PencilGeometry::trilinear) {
+        const double s = tb.x[b], t = tb.x[c];
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          double Jr[3], Js[3], Jt[3];
+          columns(G, tb.x[a], s, t, Jr, Js, Jt);
+          const double w = tb.w[a] * wbc;
+          C0[a] = w * triple(Js, Jt, vel);
+          C1[a] = w * triple(Jt, Jr, vel);
+          C2[a] = w * triple(Jr, Js, vel);
+        }
+      } else {
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          const int pt = a + Q * b + Q2 * c;
+          const double w = tb.w[a] * wbc;
+          C0[a] = w * qvol(e, pt, 0);
+          C1[a] = w * qvol(e, pt, 1);
+          C2[a] = w * qvol(e, pt, 2);
+        }
+      }
+    }
+
+    /// w / |J| at the volume point (a, b, c) (non-affine geometry).
+    KOKKOS_FORCEINLINE_FUNCTION double mass_weight(int e, const double* G, const Tables& tb, int a,
+                                                   int b, int c) const {
+      const double w = tb.w[a] * tb.w[b] * tb.w[c];
+      if (geometry == PencilGeometry::trilinear) {
+        double Jr[3], Js[3], Jt[3];
+        columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
+        return w / triple(Js, Jt, Jr);
+      }
+      return w * qvol(e, a + Q * b + Q2 * c, 3);
+    }
+
+    /// (a . n) dS at point (al, be) of face f (outward normal).
+    KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
+                                                       int f, int al, int be) const {
+      if (geometry == PencilGeometry::record) return G[4 + f];
+      if (geometry == PencilGeometry::stored) return qface(e, f, al + Q * be);
+      double r[3], Jr[3], Js[3], Jt[3];
+      hex::face_point(f, tb.x[al], tb.x[be], r);
+      columns(G, r[0], r[1], r[2], Jr, Js, Jt);
+      const int d = f / 2;
+      const double c = d == 0 ? triple(Js, Jt, vel) : (d == 1 ? triple(Jt, Jr, vel) : triple(Jr, Js, vel));
+      return f % 2 ? c : -c;
+    }
+
+    /// Loads of batch bi: states, geometry, and (stage) the neighbours' face coefficients.
+    KOKKOS_INLINE_FUNCTION void load(const TeamMember& team, double* base, int bi) const {
+      const int e0 = bi * ne, nl = batch(bi);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3;
+        base[k * ED + OU + m] = u(elem(e0 + k), m);
+      });
+      if (traces_only) return;
+      if (geometry == PencilGeometry::trilinear) {
+        // Coefficient g of component i: (1/8) sum_v X_v(i) times the monomial g at the
+        // vertex's signs (1, r, s, t, rs, rt, st, rst).
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 24), [&](int idx) {
+          const int k = idx / 24, g = (idx % 24) / 3, i = idx % 3, e = elem(e0 + k);
+          double s = 0.0;
+          for (int v = 0; v < 8; ++v) {
+            const int sr = hex::vertex_sign(v, 0), ss = hex::vertex_sign(v, 1),
+                      st = hex::vertex_sign(v, 2);
+            const int mono[8] = {1, sr, ss, st, sr * ss, sr * st, ss * st, sr * ss * st};
+            s += mono[g] * verts(e, v, i);
+          }
+          base[k * ED + OG + idx % 24] = 0.125 * s;
+        });
+      } else if (geometry == PencilGeometry::record || affine) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](int k) {
+          const int e = elem(e0 + k);
+          double* G = base + k * ED + OG;
+          for (int d = 0; d < 3; ++d)
+            G[d] = vgeo(e, 0, 3 * d) * vel[0] + vgeo(e, 0, 3 * d + 1) * vel[1] +
+                   vgeo(e, 0, 3 * d + 2) * vel[2];
+          G[3] = 1.0 / vgeo(e, 0, 9);
+          if (geometry == PencilGeometry::record)
+            for (int f = 0; f < 6; ++f)
+              G[4 + f] = (vel[0] * fgeo(e, f, 0, 0) + vel[1] * fgeo(e, f, 0, 1) +
+                          vel[2] * fgeo(e, f, 0, 2)) *
+                         fgeo(e, f, 0, 3);
+        });
+      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+        const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
+        const int type = ftype(e, f);
+        double v = 0.0;
+        if (type == face_local || type == face_ghost) {
+          const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
+          const int a = ab % P, b = ab / P;
+          const int an = swap ? b : a, bn = swap ? a : b;
+          const int flip = ((a & (swap ? fb : fa)) ^ (b & (swap ? fa : fb))) & 1;
+          const int nb = nbr(e, f);
+          v = type == face_local ? trace(nb, nbr_face(e, f), an + P * bn, 0)
+                                 : ghost(nb, an + P * bn, 0);
+          if (flip) v = -v;
+        }
+        base[k * ED + OF + 6 * P2 + f * P2 + ab] = v;
+      });
+    }
+
+    /// Modal face coefficients of the team's states into trace_out.
+    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, const double* E, double* base,
+                                     int e0, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P, e = elem(e0 + k);
+        const double* U = base + k * ED + OU;
+        double t0, t1;
+        face_pair<0>(U, a, b, E, t0, t1);
+        trace_out(e, 0, ab, 0) = t0;
+        trace_out(e, 1, ab, 0) = t1;
+        face_pair<1>(U, a, b, E, t0, t1);
+        trace_out(e, 2, ab, 0) = t0;
+        trace_out(e, 3, ab, 0) = t1;
+        face_pair<2>(U, a, b, E, t0, t1);
+        trace_out(e, 4, ab, 0) = t0;
+        trace_out(e, 5, ab, 0) = t1;
+      });
+    }
+
+    /// The last pass: z-contraction of A (first half, or with D against the second half when
+    /// VOLUME) into r(l); VOLUME adds the lifted face terms. Then the source, the inverse mass
+    /// (affine: 1/|J|), the epilogue.
+    template <bool VOLUME, bool FINAL>
+    KOKKOS_INLINE_FUNCTION void last_pass(const TeamMember& team, const Tables& tb, double* base,
+                                          int e0, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ij = idx % P2, i = ij % P, j = ij / P;
+        double* S = base + k * ED;
+        const double* Ka = S + OA + ij;
+        const double* Kb = Ka + P2 * Q;
+        double r[P];
+        DG_UNROLL
+        for (int l = 0; l < P; ++l)
+          r[l] = 0.0;
+        DG_UNROLL
+        for (int c = 0; c < Q; ++c) {
+          const double ka = Ka[P2 * c], kb = VOLUME ? Kb[P2 * c] : 0.0;
+          DG_UNROLL
+          for (int l = 0; l < P; ++l)
+            r[l] += tb.B[c * P + l] * ka + (VOLUME ? tb.D[c * P + l] * kb : 0.0);
+        }
+        if (VOLUME) {
+          const double* FT = S + OS; // face inner products, (a, b) per face
+          const double* E0 = tb.E;
+          const double* E1 = tb.E + P;
+          const double x0 = E0[i], x1 = E1[i], y0 = E0[j], y1 = E1[j];
+          DG_UNROLL
+          for (int l = 0; l < P; ++l)
+            r[l] += x0 * FT[j + P * l] + x1 * FT[P2 + j + P * l] + y0 * FT[2 * P2 + i + P * l] +
+                    y1 * FT[3 * P2 + i + P * l] + E0[l] * FT[4 * P2 + ij] +
+                    E1[l] * FT[5 * P2 + ij];
+        }
+        if (!FINAL) { // R for the weight-adjusted inverse mass
+          DG_UNROLL
+          for (int l = 0; l < P; ++l)
+            S[OH + ij + P2 * l] = r[l];
+          return;
+        }
+        const int e = elem(e0 + k);
+        const double scale = affine ? S[OG + 3] : 1.0;
+        const bool src = source.extent(0) > 0;
+        DG_UNROLL
+        for (int l = 0; l < P; ++l) {
+          const int m = ij + P2 * l;
+          const double rl = r[l] * scale + (src ? source(e, m) : 0.0);
+          S[OU + m] = ep.apply(u, reg, e, m, rl, u(e, m));
+        }
+      });
+    }
+
+    KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
+      double* scratch = static_cast<double*>(
+          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles(ne)));
+      if (level == 0) scratch = shared_space(scratch);
+      const Tables tb = load_tables(team, scratch, tables, points);
+      double* base = scratch + TAB;
+      const int bi = team.league_rank(), e0 = bi * ne, nl = batch(bi);
+      load(team, base, bi);
+      team.team_barrier();
+      if (traces_only) {
+        emit(team, tb.E, base, e0, nl);
+        return;
+      }
+
+      // 1. z-backward T1(i, j, c) into A; own face coefficients into FC.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ij = idx % P2, i = ij % P, j = ij / P;
+        double* S = base + k * ED;
+        const double* U = S + OU;
+        double v[P];
+        DG_UNROLL
+        for (int l = 0; l < P; ++l)
+          v[l] = U[ij + P2 * l];
+        DG_UNROLL
+        for (int c = 0; c < Q; ++c) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int l = 0; l < P; ++l)
+            s += tb.B[c * P + l] * v[l];
+          S[OA + ij + P2 * c] = s;
+        }
+        double* FC = S + OF;
+        face_pair<0>(U, i, j, tb.E, FC[ij], FC[P2 + ij]);
+        face_pair<1>(U, i, j, tb.E, FC[2 * P2 + ij], FC[3 * P2 + ij]);
+        face_pair<2>(U, i, j, tb.E, FC[4 * P2 + ij], FC[5 * P2 + ij]);
+      });
+      team.team_barrier();
+
+      // 2. y-backward T2(i, b, c) into BQ; face coefficients to points along b: s(a, be)
+      //    (own at S, neighbour's at S + 6 P Q).
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
+        const int k = idx / (P * Q), ic = idx % (P * Q), i = ic % P, c = ic / P;
+        double* S = base + k * ED;
+        const double* T1 = S + OA + i + P2 * c;
+        double v[P];
+        DG_UNROLL
+        for (int j = 0; j < P; ++j)
+          v[j] = T1[P * j];
+        DG_UNROLL
+        for (int b = 0; b < Q; ++b) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int j = 0; j < P; ++j)
+            s += tb.B[b * P + j] * v[j];
+          S[OB + i + PP * b + PP * Q * c] = s;
+        }
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 12 * P), [&](int idx) {
+        const int k = idx / (12 * P), h = (idx / P) % 12, a = idx % P; // h: side * 6 + f
+        double* S = base + k * ED;
+        const double* F = S + OF + h * P2 + a; // F(a, b) = F[P b]
+        double v[P];
+        DG_UNROLL
+        for (int b = 0; b < P; ++b)
+          v[b] = F[P * b];
+        DG_UNROLL
+        for (int be = 0; be < Q; ++be) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int b = 0; b < P; ++b)
+            s += tb.B[be * P + b] * v[b];
+          S[OS + h * PP * Q + a + PP * be] = s;
+        }
+      });
+      team.team_barrier();
+
+      // 3. Volume: x-backward, w C u, x-inner products H_0 (D), H_1, H_2 (B); faces: values,
+      //    the upwind flux, the inner product along a into FR (over FC/FN).
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
+        const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        const double* T2 = S + OB + PP * bc;
+        double v[P];
+        DG_UNROLL
+        for (int i = 0; i < P; ++i)
+          v[i] = T2[i];
+        double C0[Q], C1[Q], C2[Q];
+        contravariant(e, S + OG, tb, b, c, C0, C1, C2);
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int i = 0; i < P; ++i)
+            s += tb.B[a * P + i] * v[i];
+          C0[a] *= s;
+          C1[a] *= s;
+          C2[a] *= s;
+        }
+        double* H = S + OH + PP * bc;
+        DG_UNROLL
+        for (int i = 0; i < P; ++i) {
+          double h0 = 0.0, h1 = 0.0, h2 = 0.0;
+          DG_UNROLL
+          for (int a = 0; a < Q; ++a) {
+            h0 += tb.D[a * P + i] * C0[a];
+            h1 += tb.B[a * P + i] * C1[a];
+            h2 += tb.B[a * P + i] * C2[a];
+          }
+          H[i] = h0;
+          H[PP * Q2 + i] = h1;
+          H[2 * PP * Q2 + i] = h2;
+        }
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+        const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        const double* si = S + OS + f * PP * Q + PP * be;
+        const double* so = si + 6 * PP * Q;
+        double vi[P], vo[P];
+        DG_UNROLL
+        for (int a = 0; a < P; ++a) {
+          vi[a] = si[a];
+          vo[a] = so[a];
+        }
+        const int type = ftype(e, f);
+        const int slot = nbr(e, f);
+        double phi[Q];
+        DG_UNROLL
+        for (int al = 0; al < Q; ++al) {
+          double uin = 0.0, uout = 0.0;
+          DG_UNROLL
+          for (int a = 0; a < P; ++a) {
+            uin += tb.B[al * P + a] * vi[a];
+            uout += tb.B[al * P + a] * vo[a];
+          }
+          const double an = normal_velocity(e, S + OG, tb, f, al, be);
+          if (type != face_local && type != face_ghost) {
+            const bool weak = type == face_dirichlet || (type == face_inflow && an < 0.0);
+            uout = weak ? bdata(slot, al + Q * be) : uin;
+          }
+          phi[al] = -physics::upwind_flux(an, uin, uout) * tb.w[al] * tb.w[be];
+        }
+        double* FR = S + OF + f * PP * Q + PP * be; // FR(a, be)
+        DG_UNROLL
+        for (int a = 0; a < P; ++a) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int al = 0; al < Q; ++al)
+            s += tb.B[al * P + a] * phi[al];
+          FR[a] = s;
+        }
+      });
+      team.team_barrier();
+
+      // 4. y-inner products Ka = B H_0 + D H_1, Kb = B H_2 (into A); face inner products
+      //    along b: FT(a, b) (into S).
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
+        const int k = idx / (P * Q), ic = idx % (P * Q), i = ic % P, c = ic / P;
+        double* S = base + k * ED;
+        const double* H = S + OH + i + PP * Q * c; // H_d(i, b, c) = H[d PP Q^2 + PP b]
+        double h0[Q], h1[Q], h2[Q];
+        DG_UNROLL
+        for (int b = 0; b < Q; ++b) {
+          h0[b] = H[PP * b];
+          h1[b] = H[PP * Q2 + PP * b];
+          h2[b] = H[2 * PP * Q2 + PP * b];
+        }
+        DG_UNROLL
+        for (int j = 0; j < P; ++j) {
+          double ka = 0.0, kb = 0.0;
+          DG_UNROLL
+          for (int b = 0; b < Q; ++b) {
+            ka += tb.B[b * P + j] * h0[b] + tb.D[b * P + j] * h1[b];
+            kb += tb.B[b * P + j] * h2[b];
+          }
+          S[OA + i + P * j + P2 * c] = ka;
+          S[OA + P2 * Q + i + P * j + P2 * c] = kb;
+        }
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
+        const int k = idx / (6 * P), f = (idx / P) % 6, a = idx % P;
+        double* S = base + k * ED;
+        const double* FR = S + OF + f * PP * Q + a; // FR(a, be) = FR[PP be]
+        double v[Q];
+        DG_UNROLL
+        for (int be = 0; be < Q; ++be)
+          v[be] = FR[PP * be];
+        DG_UNROLL
+        for (int b = 0; b < P; ++b) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int be = 0; be < Q; ++be)
+            s += tb.B[be * P + b] * v[be];
+          S[OS + f * P2 + a + P * b] = s;
+        }
+      });
+      team.team_barrier();
+
+      // 5. z-inner products and the lifted face terms; affine: 1/|J| and the update.
+      if (affine) {
+        last_pass<true, true>(team, tb, base, e0, nl);
+      } else {
+        last_pass<true, false>(team, tb, base, e0, nl);
+        team.team_barrier();
+        inverse_mass(team, tb, base, e0, nl);
+      }
+      if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
+        team.team_barrier();
+        emit(team, tb.E, base, e0, nl);
+      }
+    }
+
+    /// 6-10: the weight-adjusted inverse mass of R (in H): backward along z, y, x; w / |J|;
+    /// inner along x, y, z; then the epilogue.
+    KOKKOS_INLINE_FUNCTION void inverse_mass(const TeamMember& team, const Tables& tb,
+                                             double* base, int e0, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ij = idx % P2;
+        double* S = base + k * ED;
+        double v[P];
+        DG_UNROLL
+        for (int l = 0; l < P; ++l)
+          v[l] = S[OH + ij + P2 * l];
+        DG_UNROLL
+        for (int c = 0; c < Q; ++c) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int l = 0; l < P; ++l)
+            s += tb.B[c * P + l] * v[l];
+          S[OA + ij + P2 * c] = s;
+        }
+      });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
+        const int k = idx / (P * Q), ic = idx % (P * Q), i = ic % P, c = ic / P;
+        double* S = base + k * ED;
+        double v[P];
+        DG_UNROLL
+        for (int j = 0; j < P; ++j)
+          v[j] = S[OA + i + P * j + P2 * c];
+        DG_UNROLL
+        for (int b = 0; b < Q; ++b) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int j = 0; j < P; ++j)
+            s += tb.B[b * P + j] * v[j];
+          S[OB + i + PP * b + PP * Q * c] = s;
+        }
+      });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
+        const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        double v[P], g[Q];
+        DG_UNROLL
+        for (int i = 0; i < P; ++i)
+          v[i] = S[OB + PP * bc + i];
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int i = 0; i < P; ++i)
+            s += tb.B[a * P + i] * v[i];
+          g[a] = s * mass_weight(e, S + OG, tb, a, b, c);
+        }
+        DG_UNROLL
+        for (int i = 0; i < P; ++i) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int a = 0; a < Q; ++a)
+            s += tb.B[a * P + i] * g[a];
+          S[OH + PP * bc + i] = s;
+        }
+      });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
+        const int k = idx / (P * Q), ic = idx % (P * Q), i = ic % P, c = ic / P;
+        double* S = base + k * ED;
+        double h[Q];
+        DG_UNROLL
+        for (int b = 0; b < Q; ++b)
+          h[b] = S[OH + i + PP * b + PP * Q * c];
+        DG_UNROLL
+        for (int j = 0; j < P; ++j) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int b = 0; b < Q; ++b)
+            s += tb.B[b * P + j] * h[b];
+          S[OA + i + P * j + P2 * c] = s;
+        }
+      });
+      team.team_barrier();
+      last_pass<false, true>(team, tb, base, e0, nl);
+    }
+  };
+
+  /// Elements per team: on GPUs 2 up to p = 4, else 1 (within 48 KB of team scratch); one on
+  /// CPUs.
+  static int elems_per_team(const KernelVariant& v) {
+    if (v.qpencil_elems > 0) return v.qpencil_elems;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1.
+    int ne = Q2 <= 36 ? 2 : 1;
+    while (ne > 1 && sizeof(double) * scratch_doubles(ne) + 256 > 48 * 1024)
+      --ne;
+    return ne;
+#else
+    (void)v;
+    return 1;
+#endif
+  }
+
+  /// One launch: the stage (traces_only = false, emitted traces into `out` = a.trace_out) or
+  /// the modal traces of block.u into `out`.
+  static void launch(const StageArgs& a, bool traces_only, const View4& out) {
+    const int n = static_cast<int>(a.elems.extent(0));
+    if (n == 0) return;
+    const ElementBlock& b = *a.block;
+    const int ne = elems_per_team(a.variant);
+    Stage k{b.u,
+            b.reg,
+            b.verts,
+            b.vgeo,
+            b.ghost,
+            b.fgeo,
+            b.trace,
+            out,
+            b.ftype,
+            b.nbr,
+            b.nbr_face,
+            b.orient,
+            a.elems,
+            a.points,
+            b.tables,
+            b.bdata,
+            b.source,
+            a.qvol,
+            a.qface,
+            {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
+            a.ep,
+            a.qgeometry,
+            b.affine,
+            traces_only,
+            ne,
+            a.elems_first,
+            0};
+    const size_t bytes = sizeof(double) * scratch_doubles(ne) + 256;
+    int threads = a.variant.team_size;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    if (threads <= 0) threads = std::min(256, (ne * Q2 + 31) / 32 * 32);
+#endif
+    const TeamPolicy pol = policy<Q>((n + ne - 1) / ne, bytes, k, threads);
+    const char* label = traces_only ? "dg::fixed::qpencil_traces" : "dg::fixed::qpencil_stage";
+    Kokkos::parallel_for(label, pol, k);
+    check_launch(label);
+  }
+};
+
+} // namespace dg::fixed
