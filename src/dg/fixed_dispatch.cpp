@@ -78,6 +78,28 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
     build_modal_records<false>(b, a, 0.0, rec, words);
 }
 
+void modal_boundary_data(const ElementBlock& b, View2& out) {
+  const int ns = static_cast<int>(b.bdata.extent(0)), P = b.P, Q = b.Q;
+  if (out.extent(0) != static_cast<size_t>(ns) || out.extent(1) != static_cast<size_t>(P * P))
+    out = View2("dg::modal::boundary_data", ns, P * P);
+  const View2 o = out, g = b.bdata, B = b.tables.B;
+  const View1 w = b.tables.w;
+  Kokkos::parallel_for(
+      "dg::modal::boundary_data",
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {ns, P * P}),
+      KOKKOS_LAMBDA(const int sl, const int ab) {
+        const int a = ab % P, bb = ab / P;
+        double s = 0.0;
+        for (int j = 0; j < Q; ++j) {
+          double t = 0.0;
+          for (int i = 0; i < Q; ++i)
+            t += w(i) * B(i, a) * g(sl, i + Q * j);
+          s += w(j) * B(j, bb) * t;
+        }
+        o(sl, ab) = s;
+      });
+}
+
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
                               View3& qvol, View3& qface) {
   const int nv = b.nvol, nf = b.nface;
@@ -93,7 +115,8 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
             "quadrature pencil path: constant velocity or a velocity field");
   const double v0 = pde.advection.a[0], v1 = pde.advection.a[1], v2 = pde.advection.a[2];
   Kokkos::parallel_for(
-      "dg::qpencil::tables", Kokkos::RangePolicy<ExecSpace>(0, b.nelem), KOKKOS_LAMBDA(const int e) {
+      "dg::qpencil::tables", Kokkos::RangePolicy<ExecSpace>(0, b.nelem),
+      KOKKOS_LAMBDA(const int e) {
         const double v[3] = {v0, v1, v2};
         for (int pt = 0; pt < nv; ++pt) {
           const int gp = affine ? 0 : pt;

@@ -383,9 +383,13 @@ fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
 bool DGOperator::modal_path() const {
   // Constant velocity and diffusivity, no source, no boundary face that takes data.
   const ElementBlock& b = *block_;
+  // Inflow and Dirichlet faces: advection on the pencil kernel (their data projected onto the
+  // face modes each stage).
+  const bool data_ok = !has_dirichlet_ || (pde_.diffusion.nu == 0.0 && !has_neumann_ &&
+                                           variant_.modal_pencil && variant_.modal_boundary_data);
   return fixed_capable() && !b.curved && variant_.modal_affine && b.affine &&
          pde_.advection.kind == physics::Advection::constant && b.nuvol.extent(0) == 0 &&
-         b.source.extent(0) == 0 && !has_dirichlet_ &&
+         b.source.extent(0) == 0 && data_ok &&
          (pde_.diffusion.nu == 0.0 || variant_.modal_with_diffusion(block_->order));
 }
 
@@ -425,6 +429,10 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
       fixed::modal_records(b, pde_, modal_rec_, modal_words_);
     a.modal_rec = modal_rec_;
     a.modal_words = modal_words_;
+    if (has_dirichlet_) { // the stage's boundary data (Problem::update) in modal form
+      fixed::modal_boundary_data(b, modal_bdata_);
+      a.modal_bdata = modal_bdata_;
+    }
   }
   const int* d = a.elems.data();
   a.elems_first = d == all_elems_.data() ? 0

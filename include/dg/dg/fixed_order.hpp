@@ -44,6 +44,9 @@ struct StageArgs {
   /// The pencil kernel's per-element records and neighbour words (build_modal_records).
   View2 modal_rec;
   LView2 modal_words;
+  /// ... and the boundary data's modal coefficients (modal_boundary_data), on blocks with
+  /// inflow or Dirichlet faces.
+  View2 modal_bdata;
   /// elems(i) = elems_first + i where the list is a contiguous range (-1: not known to be).
   int elems_first = -1;
   /// The quadrature path in pencil form (advection on every block the modal path does not
@@ -70,6 +73,11 @@ void inner(int order, const BasisTables& t, const View2& vals, const View2& mode
 /// block's elements; built once per operator.
 void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde, View2& rec,
                    LView2& words);
+
+/// The modal coefficients of the block's boundary data (bdata at the q^2 face points, tangential
+/// a fastest) on each boundary slot's face: out(s, a + P b) = sum w_i w_j B(i, a) B(j, b)
+/// bdata(s, i + q j), the face integrals the quadrature path forms with them (orthonormal basis).
+void modal_boundary_data(const ElementBlock& b, View2& out);
 
 /// The quadrature pencil path's per-point tables: qvol (elem, Q^3, 4) = adj(J) a and 1/|J| at
 /// the volume points, qface (elem, 6, Q^2) = (a . n) dS at the face points, from the block's

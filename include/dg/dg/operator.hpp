@@ -110,6 +110,10 @@ struct KernelVariant {
   /// default: the tables are faster at p = 3, 4, 5, 7 on the H100 (the kernel is not
   /// bandwidth-bound) and at every order on a CPU core (docs/performance.md).
   bool qpencil_recompute = false;
+  /// Advection on affine blocks with a constant velocity and inflow or Dirichlet faces: the
+  /// modal pencil kernel with the boundary data projected onto the face modes each stage
+  /// (false: the quadrature pencil path).
+  bool modal_boundary_data = true;
   /// false: the run-time-sized kernels even where compile-time ones exist (reference path).
   bool fixed_order = true;
 };
@@ -176,6 +180,7 @@ private:
   // The pencil kernel's per-element records and neighbour words, built on first use.
   View2 modal_rec_;
   LView2 modal_words_;
+  View2 modal_bdata_; // the boundary data's modal coefficients (modal_boundary_data)
   // The quadrature pencil path's per-point tables (stored geometry), built on first use.
   View3 qvol_, qface_;
   bool has_neumann_ = false;

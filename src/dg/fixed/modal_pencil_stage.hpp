@@ -303,7 +303,9 @@ struct ModalPencilPath : Tensor<P, Q> {
           return;
         }
         const int a = ab % P, b = ab / P;
-        const double* src = ((w >> word_ghost) & 1) ? ghost.data() : trace.data();
+        const double* src = ((w >> word_data) & 1)
+                                ? bmodal.data()
+                                : (((w >> word_ghost) & 1) ? ghost.data() : trace.data());
         src += (w & word_offset_mask) + (((w >> word_swap) & 1) ? b + P * a : a + P * b) * nc;
         copy_async<SHARED>(Fm + fab, src);
         if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, src + 1);

@@ -61,17 +61,20 @@ struct ModalRecordLayout {
 };
 
 /// Neighbour word of a face for the pencil kernel: the offset of the neighbour's trace (in
-/// doubles, from the start of the trace or ghost array) in bits 0..55; bit 56: a neighbour
+/// doubles, from the start of the trace or ghost array) in bits 0..54; bit 56: a neighbour
 /// exists; 57: it is a ghost slot; 58: a and b swapped; 59, 60: sign flips with the parity of
 /// a, b (after the swap); 61: the kernel reads the neighbour's trace; 62: it emits its own
 /// trace of this face. Pure upwind advection with constant velocity needs the neighbour's value
 /// only on inflow faces (a . n < 0) and so emits only where the neighbour's face is one, i.e.
 /// where a . n > -tol (tol = 1e-12 |a|: the two sides' a . n agree to round-off, and a face
 /// with a . n near 0 is emitted but read by neither side); with diffusion every face is read
-/// and emitted.
+/// and emitted. Bit 55: a boundary face with data (inflow or Dirichlet, advection only): the
+/// offset is into the boundary data's modal coefficients (modal_boundary_data), read on inflow
+/// faces like a neighbour's trace (the upwind flux then takes the datum), in this face's own
+/// orientation.
 constexpr int word_present = 56, word_ghost = 57, word_swap = 58, word_sign_a = 59,
-              word_sign_b = 60, word_read = 61, word_emit = 62;
-constexpr long long word_offset_mask = (1LL << 56) - 1;
+              word_sign_b = 60, word_read = 61, word_emit = 62, word_data = 55;
+constexpr long long word_offset_mask = (1LL << 55) - 1;
 
 /// Per-element records and neighbour words of the pencil kernel for every element of a block
 /// (geometry and connectivity do not change; the records depend on the velocity and eta nu).
@@ -89,6 +92,7 @@ void build_modal_records(const ElementBlock& b, const double vel[3], double eta_
   const IView2 ftype = b.ftype, nbr = b.nbr, nbr_face = b.nbr_face, orient = b.orient;
   const View2 tau = b.tau;
   const long long per_face = static_cast<long long>(b.nface) * b.trace.extent(3);
+  const long long bface = static_cast<long long>(b.P) * b.P; // modal boundary data per face
   const double v0 = vel[0], v1 = vel[1], v2 = vel[2];
   const double tol = 1e-12 * std::sqrt(v0 * v0 + v1 * v1 + v2 * v2);
   Kokkos::parallel_for(
@@ -117,6 +121,9 @@ void build_modal_records(const ElementBlock& b, const double vel[3], double eta_
                  (swap << word_swap) | ((swap ? fb : fa) << word_sign_a) |
                  ((swap ? fa : fb) << word_sign_b) |
                  (static_cast<long long>(DIFF || an < 0.0) << word_read);
+          } else if (!DIFF && (type == face_dirichlet || type == face_inflow)) {
+            w |= static_cast<long long>(nbr(e, f)) * bface | (1LL << word_present) |
+                 (static_cast<long long>(an < 0.0) << word_read) | (1LL << word_data);
           }
           wd(e, f) = w;
         }
@@ -162,7 +169,8 @@ struct ModalFields {
   View2 mrec;
   LView2 mwords;
   int batches;
-  int first; // elems(i) = first + i where first >= 0 (a contiguous range)
+  int first;    // elems(i) = first + i where first >= 0 (a contiguous range)
+  View2 bmodal; // (slot, P^2) modal coefficients of the boundary data (words with word_data)
 
   /// The i-th listed element.
   KOKKOS_FORCEINLINE_FUNCTION int elem(int i) const { return first >= 0 ? first + i : elems(i); }
@@ -197,7 +205,8 @@ inline K modal_kernel(const StageArgs& a, bool traces_only, const View4& out, in
                        a.modal_rec,
                        a.modal_words,
                        1,
-                       a.elems_first}};
+                       a.elems_first,
+                       a.modal_bdata}};
 }
 
 } // namespace dg::fixed

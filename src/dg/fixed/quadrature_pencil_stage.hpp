@@ -1,9 +1,10 @@
 // The quadrature path in pencil form (QuadraturePencilPath<P, Q>): the advection stage on every
 // block the modal path does not take (non-affine and curved elements, velocity fields, Dirichlet
 // and inflow faces), with the quadrature path's discretisation and answer (to round-off). A team
-// takes ne elements through a fixed sequence of passes, each one thread per 1-D pencil of every
-// element with the pencil's values in registers, one barrier between passes (7 affine, 12 with
-// the weight-adjusted inverse mass) instead of one per contraction:
+// takes ne elements (1 or 2 on GPUs, 1 on CPUs) through a fixed sequence of passes, each one
+// thread per 1-D pencil of every element with the pencil's values in registers, one barrier
+// between passes (7 affine, 12 with the weight-adjusted inverse mass) instead of one per
+// contraction:
 //   0  loads: the state, the element's geometry, the neighbours' modal face coefficients
 //      (re-oriented: a reflection flips the sign of the odd Legendre modes);
 //   1  z-backward of u; own modal face coefficients of all six faces;
@@ -20,9 +21,9 @@
 //   trilinear  the 8 vertices as the 8 coefficients of the trilinear map; at each point the
 //              Jacobian's columns, adj(J) rows as their cross products, |J| (about 60 flops);
 //   stored     qvol(e, point, 4) = C and 1/|J| at each volume point, qface(e, f, point) =
-//              (a . n) dS (curved elements, velocity fields).
-// Bytes per DOF (stage_bytes_per_dof): 32 + 96 / P + (geometry + 96) / P^3, geometry 80
-// record, 192 trilinear, 32 Q^3 + 48 Q^2 stored.
+//              (a . n) dS (trilinear elements by default, curved elements, velocity fields).
+// Bytes per DOF (qpencil_bytes_per_dof): 32 + 96 / P + (geometry + 96) / P^3, geometry 272
+// record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored.
 #pragma once
 
 #include "dg/dg/face_flux.hpp"
@@ -63,8 +64,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
   /// The modal face coefficients of faces 2d, 2d + 1 of pencil (a, b) along direction d of U.
   template <int D>
-  KOKKOS_FORCEINLINE_FUNCTION static void face_pair(const double* U, int a, int b,
-                                                    const double* E, double& t0, double& t1) {
+  KOKKOS_FORCEINLINE_FUNCTION static void face_pair(const double* U, int a, int b, const double* E,
+                                                    double& t0, double& t1) {
     constexpr int stride = D == 0 ? 1 : (D == 1 ? P : P2);
     const double* v = U + (D == 0 ? P * (a + P * b) : (D == 1 ? a + P2 * b : a + P * b));
     double s0 = 0.0, s1 = 0.0;
@@ -176,7 +177,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       hex::face_point(f, tb.x[al], tb.x[be], r);
       columns(G, r[0], r[1], r[2], Jr, Js, Jt);
       const int d = f / 2;
-      const double c = d == 0 ? triple(Js, Jt, vel) : (d == 1 ? triple(Jt, Jr, vel) : triple(Jr, Js, vel));
+      const double c =
+          d == 0 ? triple(Js, Jt, vel) : (d == 1 ? triple(Jt, Jr, vel) : triple(Jr, Js, vel));
       return f % 2 ? c : -c;
     }
 
@@ -236,8 +238,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
 
     /// Modal face coefficients of the team's states into trace_out.
-    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, const double* E, double* base,
-                                     int e0, int nl) const {
+    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, const double* E, double* base, int e0,
+                                     int nl) const {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P, e = elem(e0 + k);
         const double* U = base + k * ED + OU;
@@ -284,8 +286,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           DG_UNROLL
           for (int l = 0; l < P; ++l)
             r[l] += x0 * FT[j + P * l] + x1 * FT[P2 + j + P * l] + y0 * FT[2 * P2 + i + P * l] +
-                    y1 * FT[3 * P2 + i + P * l] + E0[l] * FT[4 * P2 + ij] +
-                    E1[l] * FT[5 * P2 + ij];
+                    y1 * FT[3 * P2 + i + P * l] + E0[l] * FT[4 * P2 + ij] + E1[l] * FT[5 * P2 + ij];
         }
         if (!FINAL) { // R for the weight-adjusted inverse mass
           DG_UNROLL
@@ -519,8 +520,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
     /// 6-10: the weight-adjusted inverse mass of R (in H): backward along z, y, x; w / |J|;
     /// inner along x, y, z; then the epilogue.
-    KOKKOS_INLINE_FUNCTION void inverse_mass(const TeamMember& team, const Tables& tb,
-                                             double* base, int e0, int nl) const {
+    KOKKOS_INLINE_FUNCTION void inverse_mass(const TeamMember& team, const Tables& tb, double* base,
+                                             int e0, int nl) const {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ij = idx % P2;
         double* S = base + k * ED;
@@ -624,32 +625,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     if (n == 0) return;
     const ElementBlock& b = *a.block;
     const int ne = elems_per_team(a.variant);
-    Stage k{b.u,
-            b.reg,
-            b.verts,
-            b.vgeo,
-            b.ghost,
-            b.fgeo,
-            b.trace,
-            out,
-            b.ftype,
-            b.nbr,
-            b.nbr_face,
-            b.orient,
-            a.elems,
-            a.points,
-            b.tables,
-            b.bdata,
-            b.source,
-            a.qvol,
-            a.qface,
-            {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
-            a.ep,
-            a.qgeometry,
-            b.affine,
-            traces_only,
-            ne,
-            a.elems_first,
+    Stage k{b.u,        b.reg,
+            b.verts,    b.vgeo,
+            b.ghost,    b.fgeo,
+            b.trace,    out,
+            b.ftype,    b.nbr,
+            b.nbr_face, b.orient,
+            a.elems,    a.points,
+            b.tables,   b.bdata,
+            b.source,   a.qvol,
+            a.qface,    {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
+            a.ep,       a.qgeometry,
+            b.affine,   traces_only,
+            ne,         a.elems_first,
             0};
     const size_t bytes = sizeof(double) * scratch_doubles(ne) + 256;
     int threads = a.variant.team_size;
