@@ -364,6 +364,7 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
       pencil3.qpencil_elems = 3;                          // 18 or 16 elements: a short last batch
       // The warped boxes' second run: the recomputed metric instead of per-point tables.
       pencil3.qpencil_recompute = true;
+      pencil3.qpencil_min_blocks = 5; // launch bounds (GPUs)
       const auto ref = rhs_with(s, generic);
       s.op().set_variant(pencil);
       INFO(c.mesh << (c.sets.empty() ? "" : " " + c.sets[0]) << ", p = " << p);

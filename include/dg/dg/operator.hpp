@@ -80,8 +80,9 @@ struct KernelVariant {
   /// which caps the registers (3, 4, 5, 6, 8: 168, 128, 96, 80, 64); 0: none; -1: the order's
   /// default (dgbench stage --pencil-bounds).
   int pencil_min_blocks = -1;
-  /// Affine blocks with constant velocity, no Dirichlet faces and no diffusion (see
-  /// modal_diffusion): the quadrature-free modal path (fixed-order kernels only).
+  /// Affine blocks with constant velocity (inflow and Dirichlet faces: see
+  /// modal_boundary_data; diffusion: see modal_diffusion): the quadrature-free modal path
+  /// (fixed-order kernels only).
   bool modal_affine = true;
   /// The modal stage in pencil form (ModalPencil: face and volume passes one thread per
   /// pencil, structural zeros skipped); false: one thread per mode and face coefficient
@@ -105,6 +106,9 @@ struct KernelVariant {
   bool quadrature_pencil = true;
   /// ... its elements per team (0: by order on GPUs, 1 on CPUs).
   int qpencil_elems = 0;
+  /// ... on GPUs, p <= 8: launch bounds of 128 threads and this many teams per SM (0: none,
+  /// 4, 5, 6, 8; -1: the default, QuadraturePencilPath::min_blocks_default).
+  int qpencil_min_blocks = -1;
   /// ... on trilinear elements with a constant velocity: the metric recomputed from the 8
   /// vertices at each point (2.3x fewer bytes) instead of read from per-point tables. Off by
   /// default: the tables are faster at p = 3, 4, 5, 7 on the H100 (the kernel is not
@@ -141,7 +145,7 @@ public:
   void invalidate_traces() { traces_current_ = false; }
   /// Whether a stage runs the compile-time-order kernels (else the run-time-sized ones).
   bool uses_fixed_kernels() const;
-  /// Whether the stage and its traces take the quadrature-free affine advection path.
+  /// Whether the stage and its traces take the quadrature-free affine path.
   bool modal_path() const;
   /// Whether they take the quadrature path in pencil form (advection without Neumann faces,
   /// constant velocity or a velocity field, on blocks the modal path does not take).

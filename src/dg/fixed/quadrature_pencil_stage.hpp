@@ -31,6 +31,8 @@
 #include "fixed/contract.hpp"
 #include "fixed/device.hpp"
 
+#include <type_traits>
+
 namespace dg::fixed {
 
 template <int P, int Q>
@@ -47,8 +49,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// Element scratch: G (24: geometry), FC/FN (own and neighbour's face coefficients, 12 P^2;
   /// then the first face inner products, 6 P Q), S (face values along b, own and neighbour's,
   /// 12 P Q; then the face inner products, 6 P^2), A (y-backward input P^2 Q, then the y-inner
-  /// products 2 P^2 Q), BQ (U, then the x-backward input P Q^2), H (x-inner products 3 P Q^2,
-  /// then R). p = 7: 46.6 KB, within the 48 KB of level-0 scratch.
+  /// products 2 P^2 Q), BQ (U, then the x-backward input P Q^2, then in place the x-inner
+  /// products against D), H (the other two x-inner products 2 P Q^2, then R). p = 5: 20.6 KB,
+  /// p = 7: 40.8 KB.
   /// Pencils of P values that neighbouring threads read or write side by side (BQ, H, the
   /// face values) are PP apart, P + 1 where P is even, so that they fall on different
   /// shared-memory banks.
@@ -58,7 +61,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// last pass (BQ is free then) for the emitted traces; the old state comes from u.
   static constexpr int OG = 0, OF = OG + 24, OS = OF + max(12 * P2, 6 * PP * Q),
                        OA = OS + max(12 * PP * Q, 6 * P2), OB = OA + 2 * P2 * Q, OU = OB,
-                       OH = OB + max(PP * Q2, P3), ED = OH + max(3 * PP * Q2, P3);
+                       OH = OB + max(PP * Q2, P3), ED = OH + max(2 * PP * Q2, P3);
 
   KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) { return TAB + ne * ED; }
 
@@ -404,6 +407,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           C1[a] *= s;
           C2[a] *= s;
         }
+        double* H0 = S + OB + PP * bc; // in place of this thread's own pencil of BQ
         double* H = S + OH + PP * bc;
         DG_UNROLL
         for (int i = 0; i < P; ++i) {
@@ -414,9 +418,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             h1 += tb.B[a * P + i] * C1[a];
             h2 += tb.B[a * P + i] * C2[a];
           }
-          H[i] = h0;
-          H[PP * Q2 + i] = h1;
-          H[2 * PP * Q2 + i] = h2;
+          H0[i] = h0;
+          H[i] = h1;
+          H[PP * Q2 + i] = h2;
         }
       });
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
@@ -465,13 +469,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
         const int k = idx / (P * Q), ic = idx % (P * Q), i = ic % P, c = ic / P;
         double* S = base + k * ED;
-        const double* H = S + OH + i + PP * Q * c; // H_d(i, b, c) = H[d PP Q^2 + PP b]
+        const double* H0 = S + OB + i + PP * Q * c; // H_0(i, b, c) = H0[PP b]
+        const double* H = S + OH + i + PP * Q * c;  // H_d(i, b, c) = H[(d - 1) PP Q^2 + PP b]
         double h0[Q], h1[Q], h2[Q];
         DG_UNROLL
         for (int b = 0; b < Q; ++b) {
-          h0[b] = H[PP * b];
-          h1[b] = H[PP * Q2 + PP * b];
-          h2[b] = H[2 * PP * Q2 + PP * b];
+          h0[b] = H0[PP * b];
+          h1[b] = H[PP * b];
+          h2[b] = H[PP * Q2 + PP * b];
         }
         DG_UNROLL
         for (int j = 0; j < P; ++j) {
@@ -639,12 +644,43 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             b.affine,   traces_only,
             ne,         a.elems_first,
             0};
-    const size_t bytes = sizeof(double) * scratch_doubles(ne) + 256;
-    int threads = a.variant.team_size;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    if (threads <= 0) threads = std::min(256, (ne * Q2 + 31) / 32 * 32);
+    if constexpr (P - 1 <= bounds_max_order) {
+      const int m =
+          a.variant.qpencil_min_blocks >= 0 ? a.variant.qpencil_min_blocks : min_blocks_default;
+      DG_VERIFY(m == 0 || m == 4 || m == 5 || m == 6 || m == 8,
+                "qpencil_min_blocks " << m << ": valid are 0, 4, 5, 6, 8");
+      if (m == 4) return run<4>(k, n, ne, a.variant, traces_only);
+      if (m == 5) return run<5>(k, n, ne, a.variant, traces_only);
+      if (m == 6) return run<6>(k, n, ne, a.variant, traces_only);
+      if (m == 8) return run<8>(k, n, ne, a.variant, traces_only);
+    }
 #endif
-    const TeamPolicy pol = policy<Q>((n + ne - 1) / ne, bytes, k, threads);
+    run<0>(k, n, ne, a.variant, traces_only);
+  }
+
+  /// Launch bounds on GPUs, p <= bounds_max_order: at most 128 threads per team and MINB teams
+  /// per SM, which caps ptxas' registers at 65536 / (128 MINB) (4, 5, 6, 8: 128, 102, 85, 64);
+  /// without bounds the kernel takes 128 registers at p = 5, which with its team scratch
+  /// allows 8 teams (16 warps) per SM. Default measured on the H100 (dgbench stage
+  /// --qpencil-bounds 0,4,5,6,8, docs/performance.md): 5 up to p = 4 (1.25 to 1.4x over none),
+  /// 4 at p = 7, none at p = 5, 6 (4 is as fast) and p = 8 (not measured).
+  static constexpr int bounds_max_order = 8;
+  static constexpr int min_blocks_default = P <= 5 ? 5 : (P == 8 ? 4 : 0);
+
+  template <int MINB>
+  static void run(Stage& k, int n, int ne, const KernelVariant& v, bool traces_only) {
+    using Pol = std::conditional_t<MINB == 0, TeamPolicy,
+                                   Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
+    const size_t bytes = sizeof(double) * scratch_doubles(ne) + 256;
+    int threads = v.team_size;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
+#endif
+    const Pol pol = policy<Q, Stage, Pol>((n + ne - 1) / ne, bytes, k, threads);
+    DG_VERIFY(pol.team_size() >= 1,
+              "quadrature pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
+                                               << "): no team size fits on this device");
     const char* label = traces_only ? "dg::fixed::qpencil_traces" : "dg::fixed::qpencil_stage";
     Kokkos::parallel_for(label, pol, k);
     check_launch(label);
