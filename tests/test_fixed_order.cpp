@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <vector>
 
 using namespace dg;
@@ -88,6 +89,21 @@ std::vector<double> rhs_of_list(Solver& s, const KernelVariant& v, const IView1&
   s.op().compute_traces();
   s.op().apply(0.01, elems, ep);
   return host(out);
+}
+
+/// block.u after three LSRK steps of 2e-3 from the initial state, for each kernel variant.
+std::vector<std::vector<double>> steps_with(const io::Config& cfg,
+                                            std::initializer_list<const KernelVariant*> variants) {
+  std::vector<std::vector<double>> modes;
+  for (const KernelVariant* v : variants) {
+    Solver t(cfg, MPI_COMM_WORLD);
+    t.initialize();
+    t.op().set_variant(*v);
+    for (int k = 0; k < 3; ++k)
+      t.step(2e-3);
+    modes.push_back(host(t.block().u));
+  }
+  return modes;
 }
 
 /// The same with the elements listed in reverse order (not a contiguous range: the kernels
@@ -380,15 +396,7 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
       CHECK(rel_diff(rhs_tail(s, pencil3, 5),
                      std::vector<double>(ref.begin() + 5 * nm, ref.end())) < 1e-12);
       // LSRK steps: the stages emit the modal traces the next stage reads.
-      std::vector<std::vector<double>> modes;
-      for (const KernelVariant* v : {&generic, &pencil, &pencil3}) {
-        Solver t(cfg, MPI_COMM_WORLD);
-        t.initialize();
-        t.op().set_variant(*v);
-        for (int k = 0; k < 3; ++k)
-          t.step(2e-3);
-        modes.push_back(host(t.block().u));
-      }
+      const auto modes = steps_with(cfg, {&generic, &pencil, &pencil3});
       CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
       CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
     }
@@ -426,15 +434,7 @@ TEST_CASE("modal path with inflow and Dirichlet faces equals the run-time-sized 
       CHECK(rel_diff(rhs_with(s, modal5), ref) < 1e-12);
       CHECK(rel_diff(rhs_with(s, qpencil), ref) < 1e-12);
       CHECK(rel_diff(rhs_reversed(s, modal5), ref) < 1e-12);
-      std::vector<std::vector<double>> modes;
-      for (const KernelVariant* v : {&generic, &modal, &modal5}) {
-        Solver t(cfg, MPI_COMM_WORLD);
-        t.initialize();
-        t.op().set_variant(*v);
-        for (int k = 0; k < 3; ++k)
-          t.step(2e-3);
-        modes.push_back(host(t.block().u));
-      }
+      const auto modes = steps_with(cfg, {&generic, &modal, &modal5});
       CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
       CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
     }

@@ -82,6 +82,39 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     t1 = s1;
   }
 
+  /// One pencil modes -> points: out[o so] = sum_m M(o, m) in[m si], o < Q (M = B: Q x P).
+  KOKKOS_FORCEINLINE_FUNCTION static void to_points(const double* M, const double* in, int si,
+                                                    double* out, int so) {
+    double v[P];
+    DG_UNROLL
+    for (int m = 0; m < P; ++m)
+      v[m] = in[m * si];
+    DG_UNROLL
+    for (int o = 0; o < Q; ++o) {
+      double s = 0.0;
+      DG_UNROLL
+      for (int m = 0; m < P; ++m)
+        s += M[o * P + m] * v[m];
+      out[o * so] = s;
+    }
+  }
+  /// One pencil points -> modes: out[i so] = sum_a M(a, i) in[a si], i < P.
+  KOKKOS_FORCEINLINE_FUNCTION static void to_modes(const double* M, const double* in, int si,
+                                                   double* out, int so) {
+    double v[Q];
+    DG_UNROLL
+    for (int a = 0; a < Q; ++a)
+      v[a] = in[a * si];
+    DG_UNROLL
+    for (int i = 0; i < P; ++i) {
+      double s = 0.0;
+      DG_UNROLL
+      for (int a = 0; a < Q; ++a)
+        s += M[a * P + i] * v[a];
+      out[i * so] = s;
+    }
+  }
+
   /// Columns of the trilinear map's Jacobian at r from its coefficients G (x = G0 + G1 r + G2 s
   /// + G3 t + G4 rs + G5 rt + G6 st + G7 rst, 3 components each).
   KOKKOS_FORCEINLINE_FUNCTION static void columns(const double* G, double r, double s, double t,
@@ -328,18 +361,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const int k = idx / P2, ij = idx % P2, i = ij % P, j = ij / P;
         double* S = base + k * ED;
         const double* U = S + OU;
-        double v[P];
-        DG_UNROLL
-        for (int l = 0; l < P; ++l)
-          v[l] = U[ij + P2 * l];
-        DG_UNROLL
-        for (int c = 0; c < Q; ++c) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int l = 0; l < P; ++l)
-            s += tb.B[c * P + l] * v[l];
-          S[OA + ij + P2 * c] = s;
-        }
+        to_points(tb.B, U + ij, P2, S + OA + ij, P2);
         double* FC = S + OF;
         face_pair<0>(U, i, j, tb.E, FC[ij], FC[P2 + ij]);
         face_pair<1>(U, i, j, tb.E, FC[2 * P2 + ij], FC[3 * P2 + ij]);
@@ -352,36 +374,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
         const int k = idx / (P * Q), ic = idx % (P * Q), i = ic % P, c = ic / P;
         double* S = base + k * ED;
-        const double* T1 = S + OA + i + P2 * c;
-        double v[P];
-        DG_UNROLL
-        for (int j = 0; j < P; ++j)
-          v[j] = T1[P * j];
-        DG_UNROLL
-        for (int b = 0; b < Q; ++b) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int j = 0; j < P; ++j)
-            s += tb.B[b * P + j] * v[j];
-          S[OB + i + PP * b + PP * Q * c] = s;
-        }
+        to_points(tb.B, S + OA + i + P2 * c, P, S + OB + i + PP * Q * c, PP);
       });
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 12 * P), [&](int idx) {
         const int k = idx / (12 * P), h = (idx / P) % 12, a = idx % P; // h: side * 6 + f
         double* S = base + k * ED;
-        const double* F = S + OF + h * P2 + a; // F(a, b) = F[P b]
-        double v[P];
-        DG_UNROLL
-        for (int b = 0; b < P; ++b)
-          v[b] = F[P * b];
-        DG_UNROLL
-        for (int be = 0; be < Q; ++be) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int b = 0; b < P; ++b)
-            s += tb.B[be * P + b] * v[b];
-          S[OS + h * PP * Q + a + PP * be] = s;
-        }
+        to_points(tb.B, S + OF + h * P2 + a, P, S + OS + h * PP * Q + a, PP);
       });
       team.team_barrier();
 
@@ -493,19 +491,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
         const int k = idx / (6 * P), f = (idx / P) % 6, a = idx % P;
         double* S = base + k * ED;
-        const double* FR = S + OF + f * PP * Q + a; // FR(a, be) = FR[PP be]
-        double v[Q];
-        DG_UNROLL
-        for (int be = 0; be < Q; ++be)
-          v[be] = FR[PP * be];
-        DG_UNROLL
-        for (int b = 0; b < P; ++b) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int be = 0; be < Q; ++be)
-            s += tb.B[be * P + b] * v[be];
-          S[OS + f * P2 + a + P * b] = s;
-        }
+        to_modes(tb.B, S + OF + f * PP * Q + a, PP, S + OS + f * P2 + a, P);
       });
       team.team_barrier();
 
@@ -530,35 +516,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ij = idx % P2;
         double* S = base + k * ED;
-        double v[P];
-        DG_UNROLL
-        for (int l = 0; l < P; ++l)
-          v[l] = S[OH + ij + P2 * l];
-        DG_UNROLL
-        for (int c = 0; c < Q; ++c) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int l = 0; l < P; ++l)
-            s += tb.B[c * P + l] * v[l];
-          S[OA + ij + P2 * c] = s;
-        }
+        to_points(tb.B, S + OH + ij, P2, S + OA + ij, P2);
       });
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
         const int k = idx / (P * Q), ic = idx % (P * Q), i = ic % P, c = ic / P;
         double* S = base + k * ED;
-        double v[P];
-        DG_UNROLL
-        for (int j = 0; j < P; ++j)
-          v[j] = S[OA + i + P * j + P2 * c];
-        DG_UNROLL
-        for (int b = 0; b < Q; ++b) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int j = 0; j < P; ++j)
-            s += tb.B[b * P + j] * v[j];
-          S[OB + i + PP * b + PP * Q * c] = s;
-        }
+        to_points(tb.B, S + OA + i + P2 * c, P, S + OB + i + PP * Q * c, PP);
       });
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
@@ -589,18 +553,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
         const int k = idx / (P * Q), ic = idx % (P * Q), i = ic % P, c = ic / P;
         double* S = base + k * ED;
-        double h[Q];
-        DG_UNROLL
-        for (int b = 0; b < Q; ++b)
-          h[b] = S[OH + i + PP * b + PP * Q * c];
-        DG_UNROLL
-        for (int j = 0; j < P; ++j) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int b = 0; b < Q; ++b)
-            s += tb.B[b * P + j] * h[b];
-          S[OA + i + P * j + P2 * c] = s;
-        }
+        to_modes(tb.B, S + OH + i + PP * Q * c, PP, S + OA + i + P2 * c, P);
       });
       team.team_barrier();
       last_pass<false, true>(team, tb, base, e0, nl);
