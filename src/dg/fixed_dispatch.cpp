@@ -4,6 +4,7 @@
 #include "dg/dg/fixed_order.hpp"
 
 #include "dg/core/error.hpp"
+#include "dg/dg/face_flux.hpp"
 #include "fixed/modal_records.hpp"
 
 #define DG_FIXED_DECLARE(p)                                                                        \
@@ -113,6 +114,7 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
             "quadrature pencil path: a velocity field without its tables");
   DG_VERIFY(pde.advection.kind == physics::Advection::constant || field,
             "quadrature pencil path: constant velocity or a velocity field");
+  const physics::AdvectionDiffusion q = pde;
   const double v0 = pde.advection.a[0], v1 = pde.advection.a[1], v2 = pde.advection.a[2];
   Kokkos::parallel_for(
       "dg::qpencil::tables", Kokkos::RangePolicy<ExecSpace>(0, b.nelem),
@@ -120,10 +122,13 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
         const double v[3] = {v0, v1, v2};
         for (int pt = 0; pt < nv; ++pt) {
           const int gp = affine ? 0 : pt;
+          double A[9], C[3];
+          for (int k = 0; k < 9; ++k)
+            A[k] = vgeo(e, gp, k);
+          contravariant_velocity(
+              q, avol, e, pt, A, [](double*) {}, C); // no position needed
           for (int d = 0; d < 3; ++d)
-            qv(e, pt, d) = field ? avol(e, pt, d)
-                                 : vgeo(e, gp, 3 * d) * v[0] + vgeo(e, gp, 3 * d + 1) * v[1] +
-                                       vgeo(e, gp, 3 * d + 2) * v[2];
+            qv(e, pt, d) = C[d];
           qv(e, pt, 3) = 1.0 / vgeo(e, gp, 9);
         }
         for (int f = 0; f < 6; ++f)

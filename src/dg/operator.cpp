@@ -154,22 +154,13 @@ struct RhsKernel {
       const double det = vgeo(e, gp, 9);
       const double uq = V[pt];
       double Fp[3] = {0.0, 0.0, 0.0}, C[3]; // diffusive flux, contravariant velocity adj(J) a
-      if (pde.advection.kind == physics::Advection::field) {
-        for (int d = 0; d < 3; ++d)
-          C[d] = avol(e, pt, d);
-      } else {
-        double vel[3];
-        if (pde.advection.kind == physics::Advection::constant) {
-          pde.advection.velocity(nullptr, vel);
-        } else {
-          const double r[3] = {x(a), x(b), x(c)};
-          double xp[3];
-          element_map(verts, nodes, gorder, e, r, xp);
-          pde.advection.velocity(xp, vel);
-        }
-        for (int d = 0; d < 3; ++d)
-          C[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
-      }
+      contravariant_velocity(
+          pde, avol, e, pt, A,
+          [&](double xp[3]) {
+            const double r[3] = {x(a), x(b), x(c)};
+            element_map(verts, nodes, gorder, e, r, xp);
+          },
+          C);
       if (diffusion) {
         const double nq = nuvol.extent(0) > 0 ? nuvol(e, pt) : nu;
         const double g0 = V[Q3 + pt], g1 = V[2 * Q3 + pt], g2 = V[3 * Q3 + pt];

@@ -58,6 +58,31 @@ KOKKOS_INLINE_FUNCTION void face_flux(int type, double an, double nu, const doub
   out[0] = -flux * wds;
 }
 
+/// The contravariant velocity C_d = adj(J)[d] . a at volume point pt of element e (A: adj(J)
+/// row-major): the tabulated field avol (Advection::field), else the velocity at the point,
+/// whose position position(xp) gives only where the velocity depends on it (the rotation
+/// shorthand).
+template <class Position>
+KOKKOS_INLINE_FUNCTION void
+contravariant_velocity(const physics::AdvectionDiffusion& pde, const View3& avol, int e, int pt,
+                       const double A[9], const Position& position, double C[3]) {
+  if (pde.advection.kind == physics::Advection::field) {
+    for (int d = 0; d < 3; ++d)
+      C[d] = avol(e, pt, d);
+    return;
+  }
+  double vel[3];
+  if (pde.advection.kind == physics::Advection::constant) {
+    pde.advection.velocity(nullptr, vel);
+  } else {
+    double xp[3] = {0.0, 0.0, 0.0};
+    position(xp);
+    pde.advection.velocity(xp, vel);
+  }
+  for (int d = 0; d < 3; ++d)
+    C[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
+}
+
 /// face_flux with the velocity vel (physical components) and the constant diffusivity of `pde`;
 /// bc_u is the datum of a boundary face.
 KOKKOS_INLINE_FUNCTION void face_integrands(const physics::AdvectionDiffusion& pde, int type,

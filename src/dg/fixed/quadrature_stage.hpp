@@ -179,22 +179,13 @@ struct QuadraturePath : Tensor<P, Q> {
         volume_metric(e, X, tb, a, b, c, A, det);
         const double uq = V[pt];
         double Fp[3] = {0.0, 0.0, 0.0}, C[3]; // diffusive flux, contravariant velocity adj(J) a
-        if (pde.advection.kind == physics::Advection::field) {
-          for (int d = 0; d < 3; ++d)
-            C[d] = avol(e, pt, d);
-        } else {
-          double vel[3];
-          if (pde.advection.kind == physics::Advection::constant) {
-            pde.advection.velocity(nullptr, vel);
-          } else {
-            const double r[3] = {tb.x[a], tb.x[b], tb.x[c]};
-            double xp[3];
-            map_from_vertices(X, r, xp);
-            pde.advection.velocity(xp, vel);
-          }
-          for (int d = 0; d < 3; ++d)
-            C[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
-        }
+        contravariant_velocity(
+            pde, avol, e, pt, A,
+            [&](double xp[3]) {
+              const double r[3] = {tb.x[a], tb.x[b], tb.x[c]};
+              map_from_vertices(X, r, xp);
+            },
+            C);
         if (diffusion) {
           const double nq = nuvol.extent(0) > 0 ? nuvol(e, pt) : nu;
           const double g0 = V1[pt], g1 = V2[pt], g2 = V[3 * Q3 + pt];
