@@ -44,6 +44,10 @@ void fail_collectively(MPI_Comm error_comm, const std::string& message) {
   }
   std::fprintf(stderr, "%s (rank %d)\n", message.c_str(), rank);
   std::fflush(stderr);
+  // The launcher forwards this rank's stderr through a pipe and handles the abort through
+  // another socket; when both are pending at once (a loaded machine), MPICH's hydra can tear the
+  // job down before it forwards the message. A pause lets it forward the line first.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
