@@ -364,42 +364,45 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
       {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", field_data, fixed::PencilGeometry::stored},
       {"-nx 4 -ny 2 -nz 2 -periodic xz -curve 2", {}, fixed::PencilGeometry::stored},
       {"-nx 4 -ny 2 -nz 2 -curve 3", data, fixed::PencilGeometry::stored}};
+  // q = p + 2 (the default) and q = p + 1 (the pencil path's collocated-order kernels).
   for (const Case& c : cases)
-    for (int p : {1, 3, 4, 7}) {
-      std::vector<std::string> sets = {std::string("mesh.box=") + c.mesh,
-                                       "discretization.order=" + std::to_string(p),
-                                       "physics.diffusivity=0"};
-      sets.insert(sets.end(), c.sets.begin(), c.sets.end());
-      const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
-      Solver s(cfg, MPI_COMM_WORLD);
-      s.initialize();
-      if (s.block().Q != p + 2) continue; // -curve 3 at p = 1: q = 4, no compile-time kernels
-      KernelVariant generic, pencil, pencil3;
-      generic.fixed_order = false;
-      pencil.modal_affine = pencil3.modal_affine = false; // affine blocks too
-      pencil3.qpencil_elems = 3;                          // 18 or 16 elements: a short last batch
-      // The warped boxes' second run: the recomputed metric instead of per-point tables.
-      pencil3.qpencil_recompute = true;
-      pencil3.qpencil_min_blocks = 5; // launch bounds (GPUs)
-      const auto ref = rhs_with(s, generic);
-      s.op().set_variant(pencil);
-      INFO(c.mesh << (c.sets.empty() ? "" : " " + c.sets[0]) << ", p = " << p);
-      REQUIRE(s.op().quadrature_pencil_path());
-      const fixed::PencilGeometry g = s.op().quadrature_pencil_geometry();
-      CHECK((g == fixed::PencilGeometry::stored || g == fixed::PencilGeometry::record));
-      s.op().set_variant(pencil3);
-      CHECK(s.op().quadrature_pencil_geometry() == c.geometry);
-      CHECK(rel_diff(rhs_with(s, pencil), ref) < 1e-12);
-      CHECK(rel_diff(rhs_with(s, pencil3), ref) < 1e-12);
-      CHECK(rel_diff(rhs_reversed(s, pencil3), ref) < 1e-12);
-      const int nm = s.block().nmodes;
-      CHECK(rel_diff(rhs_tail(s, pencil3, 5),
-                     std::vector<double>(ref.begin() + 5 * nm, ref.end())) < 1e-12);
-      // LSRK steps: the stages emit the modal traces the next stage reads.
-      const auto modes = steps_with(cfg, {&generic, &pencil, &pencil3});
-      CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
-      CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
-    }
+    for (int qo : {2, 1})
+      for (int p : {1, 3, 4, 7}) {
+        std::vector<std::string> sets = {
+            std::string("mesh.box=") + c.mesh, "discretization.order=" + std::to_string(p),
+            "discretization.quadrature_points=" + std::to_string(p + qo), "physics.diffusivity=0"};
+        sets.insert(sets.end(), c.sets.begin(), c.sets.end());
+        const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
+        Solver s(cfg, MPI_COMM_WORLD);
+        s.initialize();
+        if (s.block().Q != p + qo) continue; // -curve 3 at p = 1: q = 4, no compile-time kernels
+        KernelVariant generic, pencil, pencil3;
+        generic.fixed_order = false;
+        pencil.modal_affine = pencil3.modal_affine = false; // affine blocks too
+        pencil3.qpencil_elems = 3;                          // 18 or 16 elements: a short last batch
+        // The warped boxes' second run: the recomputed metric instead of per-point tables.
+        pencil3.qpencil_recompute = true;
+        pencil3.qpencil_min_blocks = 5; // launch bounds (GPUs)
+        const auto ref = rhs_with(s, generic);
+        s.op().set_variant(pencil);
+        INFO(c.mesh << (c.sets.empty() ? "" : " " + c.sets[0]) << ", p = " << p
+                    << ", q = " << s.block().Q);
+        REQUIRE(s.op().quadrature_pencil_path());
+        const fixed::PencilGeometry g = s.op().quadrature_pencil_geometry();
+        CHECK((g == fixed::PencilGeometry::stored || g == fixed::PencilGeometry::record));
+        s.op().set_variant(pencil3);
+        CHECK(s.op().quadrature_pencil_geometry() == c.geometry);
+        CHECK(rel_diff(rhs_with(s, pencil), ref) < 1e-12);
+        CHECK(rel_diff(rhs_with(s, pencil3), ref) < 1e-12);
+        CHECK(rel_diff(rhs_reversed(s, pencil3), ref) < 1e-12);
+        const int nm = s.block().nmodes;
+        CHECK(rel_diff(rhs_tail(s, pencil3, 5),
+                       std::vector<double>(ref.begin() + 5 * nm, ref.end())) < 1e-12);
+        // LSRK steps: the stages emit the modal traces the next stage reads.
+        const auto modes = steps_with(cfg, {&generic, &pencil, &pencil3});
+        CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
+        CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
+      }
 }
 
 TEST_CASE("modal path with inflow and Dirichlet faces equals the run-time-sized path",

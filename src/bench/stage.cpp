@@ -83,6 +83,10 @@ int stage(Options& o) {
       "quadrature path one element per team instead of the pencil form), qpencil-trilinear "
       "(warped meshes: the trilinear metric recomputed instead of per-point tables), modal "
       "(advection-diffusion on affine meshes through the modal SIPG path, the default)");
+  const std::vector<int> qoffsets =
+      o.ints("q-offset", "2",
+             "quadrature points q = p + this per direction: 2 (the default) or 1 (q = p + 1: "
+             "the quadrature pencil path on every mesh)");
   const std::vector<int> team_sizes =
       o.ints("team-size", "0", "threads per team on GPUs (0: by the face size)");
   const std::vector<int> modal_elems =
@@ -122,142 +126,168 @@ int stage(Options& o) {
   Table t;
   for (const std::string& ph : physics)
     for (const std::string& me : meshes)
-      for (int p : orders) {
-        if (ph != "advection" && ph != "advdiff" && ph != "advection-field" &&
-            ph != "advection-inflow")
-          throw InputError("dgbench stage: --physics " + ph +
-                           ": valid are advection, advdiff, advection-field, advection-inflow");
-        if (me != "affine" && me != "warped" && me != "curved")
-          throw InputError("dgbench stage: --mesh " + me + ": valid are affine, warped, curved");
-        const int P = p + 1;
-        const int n = std::max(2, static_cast<int>(std::lround(std::cbrt(dofs / (P * P * P)))));
-        const bool inflow = ph == "advection-inflow";
-        const std::string box = "mesh.box=-nx " + std::to_string(n) +
-                                (me == "curved" ? " -periodic xz -curve 2"
-                                                : (inflow ? " -periodic yz" : " -periodic xyz")) +
-                                (me == "warped" ? " -warp 0.05" : "");
-        std::vector<std::string> sets = {box, "discretization.order=" + std::to_string(p),
-                                         "physics.diffusivity=" +
-                                             std::string(ph == "advdiff" ? "0.01" : "0.0")};
-        if (ph == "advection-field")
-          sets.push_back("physics.velocity=[\"1+0.5*sin(2*pi*y)\", \"0.5+0.5*sin(2*pi*z)\", "
-                         "\"0.25+0.5*sin(2*pi*x)\"]");
-        if (inflow) {
-          if (me == "curved")
-            throw InputError("dgbench stage: --physics advection-inflow: affine or warped meshes");
-          sets.insert(sets.end(),
-                      {"boundary.xmin.type=inflow", "boundary.xmin.value=sin(2*pi*y)*cos(2*pi*z)",
-                       "boundary.xmax.type=outflow"});
-        }
-        const io::Config cfg = io::parse_config(yaml, "dgbench-stage", sets);
-        Solver s(cfg, MPI_COMM_WORLD);
-        s.initialize();
-        const double dt = s.time_step();
-        const double gdofs = double(s.global_elements()) * s.block().nmodes;
-        for (const std::string& var : variants)
-          for (int ts : team_sizes)
-            for (int qe : qpencil_elems)
-              for (int qb : qpencil_bounds)
-                for (const std::array<int, 3>& pk : pencil) {
-                  KernelVariant v;
-                  v.team_size = ts;
-                  v.qpencil_elems = qe;
-                  v.qpencil_min_blocks = qb;
-                  v.modal_elems = pk[0];
-                  v.modal_batches = pk[1];
-                  v.pencil_min_blocks = pk[2];
-                  if (var == "entry")
-                    v.register_blocked = false;
-                  else if (var == "blocked")
-                    v.register_blocked = true;
-                  else if (var == "recompute")
-                    v.recompute_metric = true;
-                  else if (var == "runtime")
-                    v.fixed_order = false;
-                  else if (var == "quadrature") {
-                    v.modal_affine = false;
-                    v.quadrature_pencil = false;
-                  } else if (var == "qpencil")
-                    v.modal_affine = false;
-                  else if (var == "per-element")
-                    v.quadrature_pencil = false;
-                  else if (var == "qpencil-trilinear")
-                    v.qpencil_recompute = true;
-                  else if (var == "modal-entry")
-                    v.modal_pencil = false;
-                  else if (var == "modal") {
-                    v.modal_diffusion = true;
-                    v.modal_diffusion_max_order = fixed::max_order;
-                  } else if (var != "fused" && var != "separate" && var != "blocked")
-                    throw InputError(
-                        "dgbench stage: --variants " + var +
-                        ": valid are fused, blocked, entry, recompute, separate, "
-                        "runtime, quadrature, qpencil, per-element, qpencil-trilinear, modal, "
-                        "modal-entry");
-                  if (var == "recompute" && me == "affine") continue;
-                  if ((var == "quadrature" || var == "qpencil") && me != "affine") continue;
-                  if (var == "qpencil-trilinear" && me != "warped") continue;
-                  if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
-                  if (var == "modal-entry" && me != "affine") continue;
-                  s.op().set_variant(v);
-                  if (!s.op().modal_path() && pk != pencil.front()) continue;
-                  const bool qp = s.op().quadrature_pencil_path();
-                  if (!qp && (qe != qpencil_elems.front() || qb != qpencil_bounds.front()))
-                    continue;
-                  View2 res;
-                  if (var == "separate")
-                    res = View2("dgbench::res", s.block().nelem, s.block().nmodes);
-                  auto one_step = [&] {
+      for (int p : orders)
+        for (int qo : qoffsets) {
+          if (qo != 1 && qo != 2)
+            throw InputError("dgbench stage: --q-offset " + std::to_string(qo) +
+                             ": valid are 1 and 2");
+          if (ph != "advection" && ph != "advdiff" && ph != "advection-field" &&
+              ph != "advection-inflow")
+            throw InputError("dgbench stage: --physics " + ph +
+                             ": valid are advection, advdiff, advection-field, advection-inflow");
+          if (me != "affine" && me != "warped" && me != "curved")
+            throw InputError("dgbench stage: --mesh " + me + ": valid are affine, warped, curved");
+          const int P = p + 1;
+          const int n = std::max(2, static_cast<int>(std::lround(std::cbrt(dofs / (P * P * P)))));
+          const bool inflow = ph == "advection-inflow";
+          const std::string box = "mesh.box=-nx " + std::to_string(n) +
+                                  (me == "curved" ? " -periodic xz -curve 2"
+                                                  : (inflow ? " -periodic yz" : " -periodic xyz")) +
+                                  (me == "warped" ? " -warp 0.05" : "");
+          std::vector<std::string> sets = {
+              box, "discretization.order=" + std::to_string(p),
+              "discretization.quadrature_points=" + std::to_string(p + qo),
+              "physics.diffusivity=" + std::string(ph == "advdiff" ? "0.01" : "0.0")};
+          if (ph == "advection-field")
+            sets.push_back("physics.velocity=[\"1+0.5*sin(2*pi*y)\", \"0.5+0.5*sin(2*pi*z)\", "
+                           "\"0.25+0.5*sin(2*pi*x)\"]");
+          if (inflow) {
+            if (me == "curved")
+              throw InputError(
+                  "dgbench stage: --physics advection-inflow: affine or warped meshes");
+            sets.insert(sets.end(),
+                        {"boundary.xmin.type=inflow", "boundary.xmin.value=sin(2*pi*y)*cos(2*pi*z)",
+                         "boundary.xmax.type=outflow"});
+          }
+          const io::Config cfg = io::parse_config(yaml, "dgbench-stage", sets);
+          Solver s(cfg, MPI_COMM_WORLD);
+          s.initialize();
+          const double dt = s.time_step();
+          const double gdofs = double(s.global_elements()) * s.block().nmodes;
+          for (const std::string& var : variants)
+            for (int ts : team_sizes)
+              for (int qe : qpencil_elems)
+                for (int qb : qpencil_bounds)
+                  for (const std::array<int, 3>& pk : pencil) {
+                    KernelVariant v;
+                    v.team_size = ts;
+                    v.qpencil_elems = qe;
+                    v.qpencil_min_blocks = qb;
+                    v.modal_elems = pk[0];
+                    v.modal_batches = pk[1];
+                    v.pencil_min_blocks = pk[2];
+                    if (var == "entry")
+                      v.register_blocked = false;
+                    else if (var == "blocked")
+                      v.register_blocked = true;
+                    else if (var == "recompute")
+                      v.recompute_metric = true;
+                    else if (var == "runtime")
+                      v.fixed_order = false;
+                    else if (var == "quadrature") {
+                      v.modal_affine = false;
+                      v.quadrature_pencil = false;
+                    } else if (var == "qpencil")
+                      v.modal_affine = false;
+                    else if (var == "per-element")
+                      v.quadrature_pencil = false;
+                    else if (var == "qpencil-trilinear")
+                      v.qpencil_recompute = true;
+                    else if (var == "modal-entry")
+                      v.modal_pencil = false;
+                    else if (var == "modal") {
+                      v.modal_diffusion = true;
+                      v.modal_diffusion_max_order = fixed::max_order;
+                    } else if (var != "fused" && var != "separate" && var != "blocked")
+                      throw InputError(
+                          "dgbench stage: --variants " + var +
+                          ": valid are fused, blocked, entry, recompute, separate, "
+                          "runtime, quadrature, qpencil, per-element, qpencil-trilinear, modal, "
+                          "modal-entry");
+                    if (var == "recompute" && me == "affine") continue;
+                    if ((var == "quadrature" || var == "qpencil") && me != "affine") continue;
+                    if (var == "qpencil-trilinear" && me != "warped") continue;
+                    if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
+                    if (var == "modal-entry" && me != "affine") continue;
+                    s.op().set_variant(v);
+                    if (!s.op().modal_path() && pk != pencil.front()) continue;
+                    const bool qp = s.op().quadrature_pencil_path();
+                    if (!qp && (qe != qpencil_elems.front() || qb != qpencil_bounds.front()))
+                      continue;
+                    View2 res;
                     if (var == "separate")
-                      separate_step(s, res, dt);
-                    else
-                      s.step(dt);
-                    MPI_Barrier(MPI_COMM_WORLD);
-                  };
-                  double tstep = 0.0;
-                  try {
-                    tstep = median_time(one_step, steps);
-                  } catch (
-                      const InternalError& e) { // a kernel setting this device cannot run: next one
-                    if (rank == 0)
-                      std::fprintf(stderr, "dgbench stage: %s p = %d, %s: skipped: %s\n",
-                                   ph.c_str(), p, var.c_str(), e.what());
-                    s.initialize();
-                    continue;
+                      res = View2("dgbench::res", s.block().nelem, s.block().nmodes);
+                    auto one_step = [&] {
+                      if (var == "separate")
+                        separate_step(s, res, dt);
+                      else
+                        s.step(dt);
+                      MPI_Barrier(MPI_COMM_WORLD);
+                    };
+                    double tstep = 0.0;
+                    try {
+                      tstep = median_time(one_step, steps);
+                    } catch (const InternalError&
+                                 e) { // a kernel setting this device cannot run: next one
+                      if (rank == 0)
+                        std::fprintf(stderr, "dgbench stage: %s p = %d, %s: skipped: %s\n",
+                                     ph.c_str(), p, var.c_str(), e.what());
+                      s.initialize();
+                      continue;
+                    }
+                    const bool diff = ph == "advdiff";
+                    const bool affine = s.block().affine;
+                    const bool field = ph == "advection-field";
+                    const double bpd =
+                        (qp ? fixed::qpencil_bytes_per_dof(p, s.op().quadrature_pencil_geometry(),
+                                                           s.block().Q)
+                            : fixed::stage_bytes_per_dof(p, diff, affine, v) +
+                                  fixed::field_bytes_per_dof(p, field, false, false)) +
+                        (var == "separate" ? 5.0 * sizeof(double) : 0.0);
+                    const double rate = gdofs * 5.0 / tstep;
+                    const double bound = copy_bw * size / bpd;
+                    Row r;
+                    r.set("physics", ph).set("mesh", me).set("p", p).set("q", s.block().Q);
+                    r.set("n", n).set("dof", gdofs);
+                    r.set("ranks", size).set("variant", var).set("team_size", v.team_size);
+                    r.set("path", qp ? "qpencil" : (s.op().modal_path() ? "modal" : "quadrature"));
+                    r.set("qpencil_elems", qp ? v.qpencil_elems : 0);
+                    r.set("qpencil_bounds", qp ? v.qpencil_min_blocks : 0);
+                    r.set("modal_elems", s.op().modal_path() ? v.modal_elems : 0);
+                    r.set("modal_batches", s.op().modal_path() ? v.modal_batches : 0);
+                    r.set("pencil_bounds", s.op().modal_path() ? v.pencil_min_blocks : 0);
+                    r.set("step_s", tstep);
+                    r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
+                    r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
+                    r.set("frac_bound", rate / bound);
+                    r.set("gflops",
+                          (qp ? fixed::qpencil_flops_per_element(
+                                    p, s.op().quadrature_pencil_geometry(), affine, s.block().Q)
+                              : fixed::stage_flops_per_element(p, diff, affine, v)) *
+                              s.global_elements() * 5.0 / tstep * 1e-9);
+                    t.add(r);
                   }
-                  const bool diff = ph == "advdiff";
-                  const bool affine = s.block().affine;
-                  const bool field = ph == "advection-field";
-                  const double bpd =
-                      (qp ? fixed::qpencil_bytes_per_dof(p, s.op().quadrature_pencil_geometry())
-                          : fixed::stage_bytes_per_dof(p, diff, affine, v) +
-                                fixed::field_bytes_per_dof(p, field, false, false)) +
-                      (var == "separate" ? 5.0 * sizeof(double) : 0.0);
-                  const double rate = gdofs * 5.0 / tstep;
-                  const double bound = copy_bw * size / bpd;
-                  Row r;
-                  r.set("physics", ph).set("mesh", me).set("p", p).set("n", n).set("dof", gdofs);
-                  r.set("ranks", size).set("variant", var).set("team_size", v.team_size);
-                  r.set("path", qp ? "qpencil" : (s.op().modal_path() ? "modal" : "quadrature"));
-                  r.set("qpencil_elems", qp ? v.qpencil_elems : 0);
-                  r.set("qpencil_bounds", qp ? v.qpencil_min_blocks : 0);
-                  r.set("modal_elems", s.op().modal_path() ? v.modal_elems : 0);
-                  r.set("modal_batches", s.op().modal_path() ? v.modal_batches : 0);
-                  r.set("pencil_bounds", s.op().modal_path() ? v.pencil_min_blocks : 0);
-                  r.set("step_s", tstep);
-                  r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
-                  r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
-                  r.set("frac_bound", rate / bound);
-                  r.set("gflops", (qp ? fixed::qpencil_flops_per_element(
-                                            p, s.op().quadrature_pencil_geometry(), affine)
-                                      : fixed::stage_flops_per_element(p, diff, affine, v)) *
-                                      s.global_elements() * 5.0 / tstep * 1e-9);
-                  t.add(r);
-                }
-      }
-  t.print({"physics", "mesh", "p", "n", "dof", "variant", "path", "team_size", "qpencil_elems",
-           "qpencil_bounds", "modal_elems", "modal_batches", "pencil_bounds", "step_s",
-           "dof_stages_per_s", "bytes_per_dof", "gb_per_s", "frac_bound", "gflops"});
+        }
+  t.print({"physics",
+           "mesh",
+           "p",
+           "q",
+           "n",
+           "dof",
+           "variant",
+           "path",
+           "team_size",
+           "qpencil_elems",
+           "qpencil_bounds",
+           "modal_elems",
+           "modal_batches",
+           "pencil_bounds",
+           "step_s",
+           "dof_stages_per_s",
+           "bytes_per_dof",
+           "gb_per_s",
+           "frac_bound",
+           "gflops"});
   char bw[64];
   std::snprintf(bw, sizeof(bw), "%.4g", copy_bw * 1e-9);
   if (rank == 0) std::printf("measured copy bandwidth: %s GB/s per rank's device\n", bw);

@@ -142,8 +142,8 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
       });
 }
 
-double qpencil_bytes_per_dof(int order, PencilGeometry g) {
-  const double P = order + 1, Q = order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
+double qpencil_bytes_per_dof(int order, PencilGeometry g, int q) {
+  const double P = order + 1, Q = q > 0 ? q : order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double d = sizeof(double);
   // u and the register read and written; the neighbours' modal traces read and the updated
   // state's emitted (P^2 per face); ftype, nbr, nbr_face, orient; the geometry.
@@ -157,8 +157,8 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g) {
   return b;
 }
 
-double qpencil_flops_per_element(int order, PencilGeometry g, bool affine) {
-  const double P = order + 1, Q = order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
+double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q) {
+  const double P = order + 1, Q = q > 0 ? q : order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
   // Volume: z-, y-, x-backward; w C u; the three x-inner products; the y- (3 FMAs per entry)
   // and z-inner products (2 FMAs); faces: coefficients (6 faces, 2 sums of P), to points
   // (own and neighbour's: 12 (P Q P + Q Q P)), upwind flux, back (6 (Q Q P + P Q P)); lifting

@@ -337,10 +337,14 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
   }
 }
 
+bool DGOperator::fixed_allowed() const {
+  return variant_.fixed_order && block_->order >= fixed::min_order &&
+         block_->order <= fixed::max_order && vol_.extent(0) == 0 && minv_.extent(0) == 0;
+}
+
 bool DGOperator::fixed_capable() const {
   const ElementBlock& b = *block_;
-  return variant_.fixed_order && fixed::available(b.order, b.Q) && vol_.extent(0) == 0 &&
-         minv_.extent(0) == 0;
+  return fixed_allowed() && (fixed::available(b.order, b.Q) || quadrature_pencil_path());
 }
 
 bool DGOperator::uses_fixed_kernels() const {
@@ -354,8 +358,9 @@ bool DGOperator::quadrature_pencil_path() const {
   // everything else the modal path does not take.
   const ElementBlock& b = *block_;
   const auto kind = pde_.advection.kind;
-  return fixed_capable() && variant_.quadrature_pencil && !modal_path() &&
-         pde_.diffusion.nu == 0.0 && !has_neumann_ &&
+  return fixed_allowed() &&
+         (fixed::available(b.order, b.Q) || fixed::available_pencil_only(b.order, b.Q)) &&
+         variant_.quadrature_pencil && !modal_path() && pde_.diffusion.nu == 0.0 && !has_neumann_ &&
          (kind == physics::Advection::constant ||
           (kind == physics::Advection::field && b.avol.extent(0) > 0));
 }
@@ -378,9 +383,9 @@ bool DGOperator::modal_path() const {
   // face modes each stage).
   const bool data_ok = !has_dirichlet_ || (pde_.diffusion.nu == 0.0 && !has_neumann_ &&
                                            variant_.modal_pencil && variant_.modal_boundary_data);
-  return fixed_capable() && !b.curved && variant_.modal_affine && b.affine &&
-         pde_.advection.kind == physics::Advection::constant && b.nuvol.extent(0) == 0 &&
-         b.source.extent(0) == 0 && data_ok &&
+  return fixed_allowed() && fixed::available(b.order, b.Q) && !b.curved && variant_.modal_affine &&
+         b.affine && pde_.advection.kind == physics::Advection::constant &&
+         b.nuvol.extent(0) == 0 && b.source.extent(0) == 0 && data_ok &&
          (pde_.diffusion.nu == 0.0 || variant_.modal_with_diffusion(block_->order));
 }
 

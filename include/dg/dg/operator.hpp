@@ -188,8 +188,11 @@ private:
   // The quadrature pencil path's per-point tables (stored geometry), built on first use.
   View3 qvol_, qface_;
   bool has_neumann_ = false;
-  /// Compile-time kernels exist for the block's order and points, and no element-matrix mode.
+  /// Compile-time kernels exist for the block's order and points (q = p + 2; q = p + 1 on the
+  /// quadrature pencil path), and no element-matrix mode.
   bool fixed_capable() const;
+  /// fixed_capable() short of the points: the variant, the order, no element-matrix mode.
+  bool fixed_allowed() const;
   /// The pencil kernel's arguments in a: the records and words (built on first use), and
   /// elems_first where a.elems is one of the block's lists known to be a contiguous range.
   void pencil_args(fixed::StageArgs& a);

@@ -61,6 +61,21 @@ struct Kernels {
     if (a.qpencil) return QuadPencil::launch(a, true, out);
     Quadrature::launch(a, true, out);
   }
+
+  /// Blocks with Q = P points (q = p + 1): the quadrature pencil path alone.
+  static void collocated(const StageArgs& a, bool traces_only, const View4& out) {
+    DG_VERIFY(a.qpencil && !a.modal, "q = p + 1 points: compile-time kernels of the quadrature "
+                                     "pencil path only");
+    QuadraturePencilPath<P, P>::launch(a, traces_only, out);
+  }
+  static void stage_any(const StageArgs& a) {
+    if (a.block->Q == P) return collocated(a, false, a.trace_out);
+    stage(a);
+  }
+  static void traces_any(const StageArgs& a, const View4& out) {
+    if (a.block->Q == P) return collocated(a, true, out);
+    traces(a, out);
+  }
 };
 
 } // namespace dg::fixed
@@ -77,12 +92,13 @@ struct Kernels {
   template struct Kernels<(p) + 1, (p) + 2>;                                                       \
   template struct QuadraturePath<(p) + 1, (p) + 2>;                                                \
   template struct QuadraturePencilPath<(p) + 1, (p) + 2>;                                          \
+  template struct QuadraturePencilPath<(p) + 1, (p) + 1>;                                          \
   template struct Transforms<(p) + 1, (p) + 2>;                                                    \
   void stage_p##p(const StageArgs& a) {                                                            \
-    Kernels<(p) + 1, (p) + 2>::stage(a);                                                           \
+    Kernels<(p) + 1, (p) + 2>::stage_any(a);                                                       \
   }                                                                                                \
   void traces_p##p(const StageArgs& a, const View4& o) {                                           \
-    Kernels<(p) + 1, (p) + 2>::traces(a, o);                                                       \
+    Kernels<(p) + 1, (p) + 2>::traces_any(a, o);                                                   \
   }                                                                                                \
   void transform_p##p(const BasisTables& t, const View2& i, const View2& o, bool inner,            \
                       const KernelVariant& v) {                                                    \
