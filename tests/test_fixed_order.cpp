@@ -343,7 +343,8 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
   // Advection on every geometry it takes: warped trilinear elements with shuffled vertex
   // numbering (every orientation code; trilinear geometry), an affine box with a velocity field
   // and an affine box with inflow and Dirichlet faces (record and stored geometry), warped with
-  // a field, and dgmesh -curve 2 / 3 shells (curved: stored geometry).
+  // a field, dgmesh -curve 2 / 3 shells (curved: stored geometry), and the rotation (velocity
+  // from each point's position) on warped, affine and Q2 blocks with Dirichlet faces.
   struct Case {
     const char* mesh;
     std::vector<std::string> sets;
@@ -356,6 +357,9 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
                                          "boundary.zmax.type=dirichlet", "boundary.zmax.value=y*t"};
   std::vector<std::string> field_data = field;
   field_data.insert(field_data.end(), data.begin(), data.end());
+  const std::vector<std::string> rotation = {
+      "physics.velocity_field=rotation", "physics.angular_velocity=1.3",
+      "physics.rotation_center=[0.4, 0.55, 0.5]", "boundary.default=dirichlet"};
   const std::vector<Case> cases = {
       {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5 -periodic y", {}, fixed::PencilGeometry::trilinear},
       {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", data, fixed::PencilGeometry::trilinear},
@@ -363,6 +367,9 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
       {"-nx 3 -ny 3 -nz 2 -shuffle 5", data, fixed::PencilGeometry::record},
       {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", field_data, fixed::PencilGeometry::stored},
       {"-nx 4 -ny 2 -nz 2 -periodic xz -curve 2", {}, fixed::PencilGeometry::stored},
+      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", rotation, fixed::PencilGeometry::stored},
+      {"-nx 3 -ny 3 -nz 2 -shuffle 5", rotation, fixed::PencilGeometry::stored},
+      {"-nx 4 -ny 2 -nz 2 -curve 2", rotation, fixed::PencilGeometry::stored},
       {"-nx 4 -ny 2 -nz 2 -curve 3", data, fixed::PencilGeometry::stored}};
   // q = p + 2 (the default) and q = p + 1 (the pencil path's collocated-order kernels).
   for (const Case& c : cases)

@@ -1,10 +1,10 @@
 // dgbench stage: one full RK stage (right-hand side and update, trace hand-on and halo packing
-// included) through Solver::step, for advection (a constant velocity, a velocity field, or an
-// inflow face) and advection-diffusion on affine, warped and curved meshes: DOF-stages per
-// second against the bandwidth bound of the bytes per DOF that fixed::stage_bytes_per_dof (and
-// qpencil_bytes_per_dof) counts. Variants: register-blocked or entry-wise contractions, stored or
-// recomputed metric terms, fused or separate RHS and update, run-time-sized kernels, the
-// quadrature path in pencil form or one element per team.
+// included) through Solver::step, for advection (a constant velocity, a velocity field, the
+// rotation, or an inflow face) and advection-diffusion on affine, warped and curved meshes:
+// DOF-stages per second against the bandwidth bound of the bytes per DOF that
+// fixed::stage_bytes_per_dof (and qpencil_bytes_per_dof) counts. Variants: register-blocked or
+// entry-wise contractions, stored or recomputed metric terms, fused or separate RHS and update,
+// run-time-sized kernels, the quadrature path in pencil form or one element per team.
 #include "dg/bench/bench.hpp"
 #include "dg/core/error.hpp"
 #include "dg/dg/fixed_order.hpp"
@@ -69,7 +69,8 @@ int stage(Options& o) {
   const std::vector<std::string> physics =
       o.strs("physics", "advection,advdiff",
              "advection, advdiff (nu = 0.01), advection-field (a periodic divergence-free velocity "
-             "field), advection-inflow (inflow face xmin with data, outflow xmax)");
+             "field), advection-rotation (solid-body rotation about the box's axis, Dirichlet "
+             "faces), advection-inflow (inflow face xmin with data, outflow xmax)");
   const std::vector<std::string> meshes =
       o.strs("mesh", "affine,warped", "affine, warped (-warp 0.05), curved (-curve 2: a Q2 shell)");
   const double dofs = o.real("dofs", def_dofs, "target DOF per run (the mesh is n^3)");
@@ -132,18 +133,20 @@ int stage(Options& o) {
             throw InputError("dgbench stage: --q-offset " + std::to_string(qo) +
                              ": valid are 1 and 2");
           if (ph != "advection" && ph != "advdiff" && ph != "advection-field" &&
-              ph != "advection-inflow")
+              ph != "advection-rotation" && ph != "advection-inflow")
             throw InputError("dgbench stage: --physics " + ph +
-                             ": valid are advection, advdiff, advection-field, advection-inflow");
+                             ": valid are advection, advdiff, advection-field, "
+                             "advection-rotation, advection-inflow");
           if (me != "affine" && me != "warped" && me != "curved")
             throw InputError("dgbench stage: --mesh " + me + ": valid are affine, warped, curved");
           const int P = p + 1;
           const int n = std::max(2, static_cast<int>(std::lround(std::cbrt(dofs / (P * P * P)))));
-          const bool inflow = ph == "advection-inflow";
-          const std::string box = "mesh.box=-nx " + std::to_string(n) +
-                                  (me == "curved" ? " -periodic xz -curve 2"
-                                                  : (inflow ? " -periodic yz" : " -periodic xyz")) +
-                                  (me == "warped" ? " -warp 0.05" : "");
+          const bool inflow = ph == "advection-inflow", rotation = ph == "advection-rotation";
+          const std::string box =
+              "mesh.box=-nx " + std::to_string(n) +
+              (me == "curved" ? (rotation ? " -curve 2" : " -periodic xz -curve 2")
+                              : (inflow ? " -periodic yz" : (rotation ? "" : " -periodic xyz"))) +
+              (me == "warped" ? " -warp 0.05" : "");
           std::vector<std::string> sets = {
               box, "discretization.order=" + std::to_string(p),
               "discretization.quadrature_points=" + std::to_string(p + qo),
@@ -151,6 +154,11 @@ int stage(Options& o) {
           if (ph == "advection-field")
             sets.push_back("physics.velocity=[\"1+0.5*sin(2*pi*y)\", \"0.5+0.5*sin(2*pi*z)\", "
                            "\"0.25+0.5*sin(2*pi*x)\"]");
+          if (rotation)
+            sets.insert(sets.end(),
+                        {"physics.velocity_field=rotation",
+                         "physics.rotation_center=[0.5, 0.5, 0.5]",
+                         "initial.center=[0.7, 0.5, 0.5]", "boundary.default=dirichlet"});
           if (inflow) {
             if (me == "curved")
               throw InputError(

@@ -4,7 +4,9 @@
 #include "dg/dg/fixed_order.hpp"
 
 #include "dg/core/error.hpp"
+#include "dg/dg/element_map.hpp"
 #include "dg/dg/face_flux.hpp"
+#include "dg/mesh/hex.hpp"
 #include "fixed/modal_records.hpp"
 
 #define DG_FIXED_DECLARE(p)                                                                        \
@@ -102,31 +104,38 @@ void modal_boundary_data(const ElementBlock& b, View2& out) {
 }
 
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              View3& qvol, View3& qface) {
-  const int nv = b.nvol, nf = b.nface;
+                              const View1& points, View3& qvol, View3& qface) {
+  const int nv = b.nvol, nf = b.nface, Q = b.Q, gorder = b.gorder;
   qvol = View3("dg::qpencil::qvol", b.nelem, nv, 4);
   qface = View3("dg::qpencil::qface", b.nelem, 6, nf);
   const View3 vgeo = b.vgeo, avol = b.avol, aface = b.aface, qv = qvol, qf = qface;
+  const View3 verts = b.verts, nodes = b.nodes;
   const View4 fgeo = b.fgeo;
+  const View1 x = points;
   const bool field = pde.advection.kind == physics::Advection::field, affine = b.affine;
+  const bool rotation = pde.advection.kind == physics::Advection::rotation;
   DG_VERIFY(!field || (avol.extent(0) == static_cast<size_t>(b.nelem) &&
                        aface.extent(0) == static_cast<size_t>(b.nelem)),
             "quadrature pencil path: a velocity field without its tables");
-  DG_VERIFY(pde.advection.kind == physics::Advection::constant || field,
-            "quadrature pencil path: constant velocity or a velocity field");
+  DG_VERIFY(x.extent(0) == static_cast<size_t>(Q),
+            "quadrature pencil path: " << x.extent(0) << " points for q = " << Q);
   const physics::AdvectionDiffusion q = pde;
-  const double v0 = pde.advection.a[0], v1 = pde.advection.a[1], v2 = pde.advection.a[2];
+  // Rotation: the velocity at each point's position (the block's map: trilinear or Q_k).
   Kokkos::parallel_for(
       "dg::qpencil::tables", Kokkos::RangePolicy<ExecSpace>(0, b.nelem),
       KOKKOS_LAMBDA(const int e) {
-        const double v[3] = {v0, v1, v2};
         for (int pt = 0; pt < nv; ++pt) {
           const int gp = affine ? 0 : pt;
           double A[9], C[3];
           for (int k = 0; k < 9; ++k)
             A[k] = vgeo(e, gp, k);
           contravariant_velocity(
-              q, avol, e, pt, A, [](double*) {}, C); // no position needed
+              q, avol, e, pt, A,
+              [&](double xp[3]) {
+                const double r[3] = {x(pt % Q), x((pt / Q) % Q), x(pt / (Q * Q))};
+                element_map(verts, nodes, gorder, e, r, xp);
+              },
+              C);
           for (int d = 0; d < 3; ++d)
             qv(e, pt, d) = C[d];
           qv(e, pt, 3) = 1.0 / vgeo(e, gp, 9);
@@ -134,9 +143,20 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
         for (int f = 0; f < 6; ++f)
           for (int pt = 0; pt < nf; ++pt) {
             const int gp = affine ? 0 : pt;
-            const double an = field ? aface(e, f, pt)
-                                    : v[0] * fgeo(e, f, gp, 0) + v[1] * fgeo(e, f, gp, 1) +
-                                          v[2] * fgeo(e, f, gp, 2);
+            double an;
+            if (field) {
+              an = aface(e, f, pt);
+            } else {
+              double xp[3] = {0.0, 0.0, 0.0}, vel[3];
+              if (rotation) {
+                double r[3];
+                hex::face_point(f, x(pt % Q), x(pt / Q), r);
+                element_map(verts, nodes, gorder, e, r, xp);
+              }
+              q.advection.velocity(xp, vel);
+              an = vel[0] * fgeo(e, f, gp, 0) + vel[1] * fgeo(e, f, gp, 1) +
+                   vel[2] * fgeo(e, f, gp, 2);
+            }
             qf(e, f, pt) = an * fgeo(e, f, gp, 3);
           }
       });

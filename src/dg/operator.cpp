@@ -354,22 +354,22 @@ bool DGOperator::uses_fixed_kernels() const {
 }
 
 bool DGOperator::quadrature_pencil_path() const {
-  // Advection (no diffusion) with a constant velocity or a velocity field, no Neumann face;
-  // everything else the modal path does not take.
+  // Advection (no diffusion) with a constant velocity, the rotation or a velocity field, no
+  // Neumann face; everything else the modal path does not take.
   const ElementBlock& b = *block_;
   const auto kind = pde_.advection.kind;
   return fixed_allowed() &&
          (fixed::available(b.order, b.Q) || fixed::available_pencil_only(b.order, b.Q)) &&
          variant_.quadrature_pencil && !modal_path() && pde_.diffusion.nu == 0.0 && !has_neumann_ &&
-         (kind == physics::Advection::constant ||
+         (kind == physics::Advection::constant || kind == physics::Advection::rotation ||
           (kind == physics::Advection::field && b.avol.extent(0) > 0));
 }
 
 fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
   // Constant velocity: one record per affine element, the trilinear map recomputed at each
-  // point; velocity fields and curved elements: per-point tables.
+  // point; velocity fields, the rotation and curved elements: per-point tables.
   const ElementBlock& b = *block_;
-  if (b.curved || pde_.advection.kind == physics::Advection::field)
+  if (b.curved || pde_.advection.kind != physics::Advection::constant)
     return fixed::PencilGeometry::stored;
   if (b.affine) return fixed::PencilGeometry::record;
   return variant_.qpencil_recompute ? fixed::PencilGeometry::trilinear
@@ -414,7 +414,7 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
     a.qgeometry = quadrature_pencil_geometry();
     if (a.qgeometry == fixed::PencilGeometry::stored) {
       if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
-        fixed::quadrature_pencil_tables(b, pde_, qvol_, qface_);
+        fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_);
       a.qvol = qvol_;
       a.qface = qface_;
     }

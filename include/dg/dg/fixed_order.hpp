@@ -87,9 +87,10 @@ void modal_boundary_data(const ElementBlock& b, View2& out);
 
 /// The quadrature pencil path's per-point tables: qvol (elem, Q^3, 4) = adj(J) a and 1/|J| at
 /// the volume points, qface (elem, 6, Q^2) = (a . n) dS at the face points, from the block's
-/// metric and its velocity field (or the constant velocity).
+/// metric and its velocity (a field's tables, the rotation at each point's position from the
+/// block's map at the 1-D points `points`, or the constant velocity).
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              View3& qvol, View3& qface);
+                              const View1& points, View3& qvol, View3& qface);
 
 /// Memory traffic of one LSRK stage of the fixed-order kernels per degree of freedom, in bytes
 /// (the bandwidth bound of dgbench stage): u and the register read and written; the neighbours'
