@@ -289,31 +289,22 @@ View1 device_points(const BasisTables&, const HostTables& h) {
   return x;
 }
 
-/// Boundary faces that take data (every boundary type but outflow).
-int count_faces(const ElementBlock& block, int type) {
+/// Faces of the block whose type is in `types` (a bit per face type).
+int count_faces(const ElementBlock& block, unsigned types) {
   const IView2 ftype = block.ftype;
   int n = 0;
   Kokkos::parallel_reduce(
       "dg::operator::count_faces", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
       KOKKOS_LAMBDA(const int e, int& c) {
         for (int f = 0; f < 6; ++f)
-          c += ftype(e, f) == type ? 1 : 0;
+          c += static_cast<int>((types >> ftype(e, f)) & 1u);
       },
       n);
   return n;
 }
 
-int count_dirichlet_faces(const ElementBlock& block) {
-  const IView2 ftype = block.ftype;
-  int n = 0;
-  Kokkos::parallel_reduce(
-      "dg::operator::has_dirichlet", Kokkos::RangePolicy<ExecSpace>(0, block.nelem),
-      KOKKOS_LAMBDA(const int e, int& c) {
-        for (int f = 0; f < 6; ++f)
-          c += is_boundary_face(ftype(e, f)) && ftype(e, f) != face_outflow ? 1 : 0;
-      },
-      n);
-  return n;
+constexpr unsigned face_bit(int type) {
+  return 1u << type;
 }
 
 } // namespace
@@ -328,8 +319,10 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
   points_ = device_points(block.tables, make_tables(block.order, block.Q));
   // Pure advection needs only u on the faces: one trace component instead of two halves the
   // trace traffic. The ghost array follows (the halo exchange sends what the trace holds).
-  has_dirichlet_ = count_dirichlet_faces(block) > 0;
-  has_neumann_ = count_faces(block, face_neumann) > 0;
+  // Faces that take boundary data (Dirichlet, inflow, Neumann), and Neumann faces alone.
+  has_dirichlet_ = count_faces(block, face_bit(face_dirichlet) | face_bit(face_inflow) |
+                                          face_bit(face_neumann)) > 0;
+  has_neumann_ = count_faces(block, face_bit(face_neumann)) > 0;
   const int ncomp = pde_.diffusion.nu > 0.0 ? 2 : 1;
   if (static_cast<int>(block.trace.extent(3)) != ncomp) {
     block.trace = View4("dg::block::trace", block.nelem, 6, block.nface, ncomp);
