@@ -113,7 +113,6 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
   const View4 fgeo = b.fgeo;
   const View1 x = points;
   const bool field = pde.advection.kind == physics::Advection::field, affine = b.affine;
-  const bool rotation = pde.advection.kind == physics::Advection::rotation;
   DG_VERIFY(!field || (avol.extent(0) == static_cast<size_t>(b.nelem) &&
                        aface.extent(0) == static_cast<size_t>(b.nelem)),
             "quadrature pencil path: a velocity field without its tables");
@@ -143,20 +142,12 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
         for (int f = 0; f < 6; ++f)
           for (int pt = 0; pt < nf; ++pt) {
             const int gp = affine ? 0 : pt;
-            double an;
-            if (field) {
-              an = aface(e, f, pt);
-            } else {
-              double xp[3] = {0.0, 0.0, 0.0}, vel[3];
-              if (rotation) {
-                double r[3];
-                hex::face_point(f, x(pt % Q), x(pt / Q), r);
-                element_map(verts, nodes, gorder, e, r, xp);
-              }
-              q.advection.velocity(xp, vel);
-              an = vel[0] * fgeo(e, f, gp, 0) + vel[1] * fgeo(e, f, gp, 1) +
-                   vel[2] * fgeo(e, f, gp, 2);
-            }
+            const double n[3] = {fgeo(e, f, gp, 0), fgeo(e, f, gp, 1), fgeo(e, f, gp, 2)};
+            const double an = normal_velocity(q, aface, e, f, pt, n, [&](double xp[3]) {
+              double r[3];
+              hex::face_point(f, x(pt % Q), x(pt / Q), r);
+              element_map(verts, nodes, gorder, e, r, xp);
+            });
             qf(e, f, pt) = an * fgeo(e, f, gp, 3);
           }
       });

@@ -200,19 +200,11 @@ struct RhsKernel {
         double geo[7], out[4] = {0.0, 0.0, 0.0, 0.0};
         for (int k = 0; k < 7; ++k)
           geo[k] = fgeo(e, f, gp, k);
-        double an;
-        if (pde.advection.kind == physics::Advection::field) {
-          an = aface(e, f, pt);
-        } else {
-          double xp[3] = {0, 0, 0}, vel[3];
-          if (pde.advection.kind != physics::Advection::constant) {
-            double r[3];
-            hex::face_point(f, x(i), x(j), r);
-            element_map(verts, nodes, gorder, e, r, xp);
-          }
-          pde.advection.velocity(xp, vel);
-          an = vel[0] * geo[0] + vel[1] * geo[1] + vel[2] * geo[2];
-        }
+        const double an = normal_velocity(pde, aface, e, f, pt, geo, [&](double xp[3]) {
+          double r[3];
+          hex::face_point(f, x(i), x(j), r);
+          element_map(verts, nodes, gorder, e, r, xp);
+        });
         const double nf_pt = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
         face_flux(type, an, nf_pt, geo, w(i) * w(j), tau_e * nf_pt, d, ta, tb, uin, gin, uout, gout,
                   is_boundary_face(type) ? bdata(nb, pt) : 0.0, out);

@@ -337,6 +337,10 @@ GlobalDiagnostics Solver::run() {
     work();
     out_wall += MPI_Wtime() - t0;
   };
+  // DOF-stages/s of the steps taken after `wall` seconds in the loop.
+  auto stage_rate = [&](double wall) {
+    return dofs * rk_->stages() * (step_ - step0) / std::max(wall - out_wall, 1e-12);
+  };
   auto done = [&]() { return nsteps > 0 ? step_ >= nsteps : time_ >= T * (1.0 - 1e-14); };
   while (!done()) {
     double dt = dt_rule;
@@ -350,7 +354,7 @@ GlobalDiagnostics Solver::run() {
       timed([&] { d = at_output ? record(true) : diagnostics(); });
       if (at_output) next_output += out.interval;
       const double wall = MPI_Wtime() - wall0;
-      const double rate = dofs * rk_->stages() * (step_ - step0) / std::max(wall - out_wall, 1e-12);
+      const double rate = stage_rate(wall);
       const double eta =
           wall / std::max(1e-12, nsteps > 0 ? double(step_ - step0) : time_ - (T - T));
       const double remaining = nsteps > 0 ? eta * (nsteps - step_) : eta * (T - time_);
@@ -382,7 +386,7 @@ GlobalDiagnostics Solver::run() {
   Kokkos::fence();
   const double wall = MPI_Wtime() - wall0;
   if (out.checkpoint_steps > 0 || out.checkpoint_time > 0) write_checkpoint(checkpoint);
-  const double rate = dofs * rk_->stages() * (step_ - step0) / std::max(wall - out_wall, 1e-12);
+  const double rate = stage_rate(wall);
   const HaloStatistics hs = halo_statistics();
   if (rank_ == 0 && !out.quiet) {
     std::printf("dgsolve: done: %ld steps to t = %.6e in %.3f s (%.3f s of it diagnostics and "

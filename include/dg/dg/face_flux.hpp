@@ -83,6 +83,20 @@ contravariant_velocity(const physics::AdvectionDiffusion& pde, const View3& avol
     C[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
 }
 
+/// The normal velocity a . n at face point pt of face f of element e (n: the outward unit
+/// normal): the tabulated field aface (Advection::field), else the velocity at the point, whose
+/// position position(xp) gives only where the velocity depends on it (the rotation shorthand).
+template <class Position>
+KOKKOS_INLINE_FUNCTION double normal_velocity(const physics::AdvectionDiffusion& pde,
+                                              const View3& aface, int e, int f, int pt,
+                                              const double n[3], const Position& position) {
+  if (pde.advection.kind == physics::Advection::field) return aface(e, f, pt);
+  double xp[3] = {0.0, 0.0, 0.0}, vel[3];
+  if (pde.advection.kind != physics::Advection::constant) position(xp);
+  pde.advection.velocity(xp, vel);
+  return vel[0] * n[0] + vel[1] * n[1] + vel[2] * n[2];
+}
+
 /// face_flux with the velocity vel (physical components) and the constant diffusivity of `pde`;
 /// bc_u is the datum of a boundary face.
 KOKKOS_INLINE_FUNCTION void face_integrands(const physics::AdvectionDiffusion& pde, int type,

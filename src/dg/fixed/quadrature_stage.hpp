@@ -226,19 +226,11 @@ struct QuadraturePath : Tensor<P, Q> {
           int ip, jp;
           hex::map_index(o, Q, i, j, ip, jp);
           neighbour_trace(type, trace, ghost, nb, nf, ip + Q * jp, diffusion, uout, gout);
-          double an;
-          if (pde.advection.kind == physics::Advection::field) {
-            an = aface(e, f, pt);
-          } else {
-            double xp[3] = {0, 0, 0}, vel[3];
-            if (pde.advection.kind != physics::Advection::constant) {
-              double r[3];
-              hex::face_point(f, tb.x[i], tb.x[j], r);
-              map_from_vertices(X, r, xp);
-            }
-            pde.advection.velocity(xp, vel);
-            an = vel[0] * g[0] + vel[1] * g[1] + vel[2] * g[2];
-          }
+          const double an = normal_velocity(pde, aface, e, f, pt, g, [&](double xp[3]) {
+            double r[3];
+            hex::face_point(f, tb.x[i], tb.x[j], r);
+            map_from_vertices(X, r, xp);
+          });
           const double nf_pt = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
           double out[4] = {0.0, 0.0, 0.0, 0.0};
           face_flux(type, an, nf_pt, g, tb.w[i] * tb.w[j], tau_e * nf_pt, d, ta, tbd, uin, gin,
