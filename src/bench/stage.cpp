@@ -59,6 +59,37 @@ void separate_step(Solver& s, const View2& res, double dt) {
   }
 }
 
+/// The switches of the --variants name var in v (fused and separate keep the defaults: separate
+/// changes how the step is taken, not the kernels).
+void set_variant_by_name(const std::string& var, KernelVariant& v) {
+  if (var == "entry")
+    v.register_blocked = false;
+  else if (var == "blocked")
+    v.register_blocked = true;
+  else if (var == "recompute")
+    v.recompute_metric = true;
+  else if (var == "runtime")
+    v.fixed_order = false;
+  else if (var == "quadrature") {
+    v.modal_affine = false;
+    v.quadrature_pencil = false;
+  } else if (var == "qpencil")
+    v.modal_affine = false;
+  else if (var == "per-element")
+    v.quadrature_pencil = false;
+  else if (var == "qpencil-trilinear")
+    v.qpencil_recompute = true;
+  else if (var == "modal-entry")
+    v.modal_pencil = false;
+  else if (var == "modal") {
+    v.modal_diffusion = true;
+    v.modal_diffusion_max_order = fixed::max_order;
+  } else if (var != "fused" && var != "separate")
+    throw InputError("dgbench stage: --variants " + var +
+                     ": valid are fused, blocked, entry, recompute, separate, runtime, "
+                     "quadrature, qpencil, per-element, qpencil-trilinear, modal, modal-entry");
+}
+
 int stage(Options& o) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
   const double def_dofs = 8.4e6;
@@ -184,34 +215,7 @@ int stage(Options& o) {
                     v.modal_elems = pk[0];
                     v.modal_batches = pk[1];
                     v.pencil_min_blocks = pk[2];
-                    if (var == "entry")
-                      v.register_blocked = false;
-                    else if (var == "blocked")
-                      v.register_blocked = true;
-                    else if (var == "recompute")
-                      v.recompute_metric = true;
-                    else if (var == "runtime")
-                      v.fixed_order = false;
-                    else if (var == "quadrature") {
-                      v.modal_affine = false;
-                      v.quadrature_pencil = false;
-                    } else if (var == "qpencil")
-                      v.modal_affine = false;
-                    else if (var == "per-element")
-                      v.quadrature_pencil = false;
-                    else if (var == "qpencil-trilinear")
-                      v.qpencil_recompute = true;
-                    else if (var == "modal-entry")
-                      v.modal_pencil = false;
-                    else if (var == "modal") {
-                      v.modal_diffusion = true;
-                      v.modal_diffusion_max_order = fixed::max_order;
-                    } else if (var != "fused" && var != "separate" && var != "blocked")
-                      throw InputError(
-                          "dgbench stage: --variants " + var +
-                          ": valid are fused, blocked, entry, recompute, separate, "
-                          "runtime, quadrature, qpencil, per-element, qpencil-trilinear, modal, "
-                          "modal-entry");
+                    set_variant_by_name(var, v);
                     if (var == "recompute" && me == "affine") continue;
                     if ((var == "quadrature" || var == "qpencil") && me != "affine") continue;
                     if (var == "qpencil-trilinear" && me != "warped") continue;
