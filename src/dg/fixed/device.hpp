@@ -79,25 +79,48 @@ inline void check_launch(const char* label) {
 #endif
 }
 
+/// Kernels that carry their 1-D tables by value on GPUs (QuadraturePencilPath::ConstTables), so
+/// that they live where Kokkos puts the functor, in constant memory: a contraction with
+/// compile-time indices reads its table entries through the constant cache (LDC, a broadcast)
+/// instead of a shared-memory load each. Entries indexed by a thread's own pencil stay in team
+/// scratch, where different addresses cost no replay.
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+inline constexpr bool constant_tables = true;
+#else
+inline constexpr bool constant_tables = false;
+#endif
+
+/// Level-0 team scratch on GPUs: a CUDA block gets 48 KB of shared memory without opting in,
+/// of which Kokkos keeps (team size + 2) doubles for team reductions. Kokkos'
+/// scratch_size_max(0) assumes 1024 threads (40 KB left); with at most level0_max_threads per
+/// team 46 KB are left (policy's level0_bytes, the quadrature pencil path).
+inline constexpr int level0_max_threads = 256;
+inline constexpr size_t level0_max_bytes = 48 * 1024 - sizeof(double) * (level0_max_threads + 2);
+
 /// Team policy: `team_size` threads (0: 32 up to p = 5, else 64), fewer where the
-/// kernel's registers allow fewer (high orders), scratch at level 0 up to 48 KB. Pol: a
+/// kernel's registers allow fewer (high orders), scratch at level 0 where it fits. Pol: a
 /// TeamPolicy of ExecSpace, with launch bounds or without; Q the kernel's points per
 /// direction.
 template <int Q, class F, class Pol = TeamPolicy>
-inline Pol policy(int n, size_t bytes, F& f, int team_size) {
-  // Level 0 (shared memory) up to the 48 KB every CUDA block gets without opting in.
+inline Pol policy(int n, size_t bytes, F& f, int team_size, size_t level0_bytes = 0) {
+  // Level 0 (shared memory) up to the 48 KB every CUDA block gets without opting in, less
+  // Kokkos' reserve; on GPUs up to level0_bytes (level0_max_bytes) with at most
+  // level0_max_threads per team.
   const size_t max0 = std::min<size_t>(48 * 1024, Pol::scratch_size_max(0));
-  f.level = bytes <= max0 ? 0 : 1;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  f.level = bytes <= std::max(max0, level0_bytes) ? 0 : 1;
   // Defaults measured fastest on the H100 (docs/performance.md): 32 threads up to p = 5.
   int threads = team_size > 0 ? team_size : (Q <= 7 ? 32 : 64);
+  if (f.level == 0 && bytes > max0) threads = std::min(threads, level0_max_threads);
   Pol probe(n, 1);
   probe.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
   const int tmax = probe.team_size_max(f, Kokkos::ParallelForTag());
   if (threads > tmax) threads = tmax >= 32 ? tmax / 32 * 32 : tmax;
   Pol pol(n, threads);
 #else
+  f.level = bytes <= max0 ? 0 : 1;
   (void)team_size;
+  (void)level0_bytes;
   Pol pol(n, 1);
 #endif
   return pol.set_scratch_size(f.level, Kokkos::PerTeam(bytes));

@@ -26,12 +26,15 @@
 // record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored.
 #pragma once
 
+#include "dg/dg/basis.hpp"
 #include "dg/dg/face_flux.hpp"
 #include "dg/mesh/hex.hpp"
 #include "fixed/contract.hpp"
 #include "fixed/device.hpp"
 
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 namespace dg::fixed {
 
@@ -64,6 +67,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                        OH = OB + max(PP * Q2, P3), ED = OH + max(2 * PP * Q2, P3);
 
   KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) { return TAB + ne * ED; }
+  static constexpr size_t scratch_bytes(int ne) {
+    return sizeof(double) * scratch_doubles(ne) + 256;
+  }
+  /// Team scratch at level 0 (shared memory) whenever one element fits (level0_max_bytes: p <= 7
+  /// at q = p + 2). Known at compile time, so that the kernel addresses it as shared memory
+  /// (shared_space: LDS/STS) and not through generic pointers.
+  static constexpr bool level0 = scratch_bytes(1) <= level0_max_bytes;
 
   /// The modal face coefficients of faces 2d, 2d + 1 of pencil (a, b) along direction d of U.
   template <int D>
@@ -133,6 +143,21 @@ struct QuadraturePencilPath : Tensor<P, Q> {
            v[2] * (a[0] * b[1] - a[1] * b[0]);
   }
 
+  /// B, D and E by value: the Stage carries them on GPUs (constant_tables).
+  struct ConstTables {
+    double B[Q * P], D[Q * P], E[2 * P];
+  };
+  static const ConstTables& const_tables() {
+    static const ConstTables c = [] {
+      const HostTables h = make_tables(P - 1, Q);
+      ConstTables t{};
+      std::copy(h.B.begin(), h.B.end(), t.B);
+      std::copy(h.D.begin(), h.D.end(), t.D);
+      std::copy(h.E.begin(), h.E.end(), t.E);
+      return t;
+    }();
+    return c;
+  }
   struct Stage {
     View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 verts, vgeo, ghost;
@@ -148,6 +173,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     PencilGeometry geometry;
     bool affine, traces_only;
     int ne, first, level;
+    ConstTables ct;
 
     KOKKOS_FORCEINLINE_FUNCTION int elem(int i) const { return first >= 0 ? first + i : elems(i); }
     KOKKOS_FORCEINLINE_FUNCTION int batch(int bi) const {
@@ -320,10 +346,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
     /// The last pass: z-contraction of A (first half, or with D against the second half when
     /// VOLUME) into r(l); VOLUME adds the lifted face terms. Then the source, the inverse mass
-    /// (affine: 1/|J|), the epilogue.
+    /// (affine: 1/|J|), the epilogue. tb as in operator(), ts the tables in team scratch.
     template <bool VOLUME, bool FINAL>
-    KOKKOS_INLINE_FUNCTION void last_pass(const TeamMember& team, const Tables& tb, double* base,
-                                          int e0, int nl) const {
+    KOKKOS_INLINE_FUNCTION void last_pass(const TeamMember& team, const Tables& tb,
+                                          const Tables& ts, double* base, int e0, int nl) const {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ij = idx % P2, i = ij % P, j = ij / P;
         double* S = base + k * ED;
@@ -344,7 +370,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           const double* FT = S + OS; // face inner products, (a, b) per face
           const double* E0 = tb.E;
           const double* E1 = tb.E + P;
-          const double x0 = E0[i], x1 = E1[i], y0 = E0[j], y1 = E1[j];
+          // Indexed by the thread's pencil: from team scratch.
+          const double x0 = ts.E[i], x1 = ts.E[P + i], y0 = ts.E[j], y1 = ts.E[P + j];
           DG_UNROLL
           for (int l = 0; l < P; ++l)
             r[l] += x0 * FT[j + P * l] + x1 * FT[P2 + j + P * l] + y0 * FT[2 * P2 + i + P * l] +
@@ -371,8 +398,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
       double* scratch = static_cast<double*>(
           team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles(ne)));
-      if (level == 0) scratch = shared_space(scratch);
-      const Tables tb = load_tables(team, scratch, tables, points);
+      if constexpr (level0) scratch = shared_space(scratch);
+      // ts: the tables in team scratch; tb: B, D, E from the constant bank where that applies.
+      const Tables ts = load_tables(team, scratch, tables, points);
+      const Tables tb = constant_tables ? Tables{ct.B, ct.D, ct.E, ts.dE, ts.w, ts.x} : ts;
       double* base = scratch + TAB;
       const int bi = team.league_rank(), e0 = bi * ne, nl = batch(bi);
       load(team, base, bi);
@@ -523,11 +552,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
       // 5. z-inner products and the lifted face terms; affine: 1/|J| and the update.
       if (affine) {
-        last_pass<true, true>(team, tb, base, e0, nl);
+        last_pass<true, true>(team, tb, ts, base, e0, nl);
       } else {
-        last_pass<true, false>(team, tb, base, e0, nl);
+        last_pass<true, false>(team, tb, ts, base, e0, nl);
         team.team_barrier();
-        inverse_mass(team, tb, base, e0, nl);
+        inverse_mass(team, tb, ts, base, e0, nl);
       }
       if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
         team.team_barrier();
@@ -537,8 +566,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
     /// 6-10: the weight-adjusted inverse mass of R (in H): backward along z, y, x; w / |J|;
     /// inner along x, y, z; then the epilogue.
-    KOKKOS_INLINE_FUNCTION void inverse_mass(const TeamMember& team, const Tables& tb, double* base,
-                                             int e0, int nl) const {
+    KOKKOS_INLINE_FUNCTION void inverse_mass(const TeamMember& team, const Tables& tb,
+                                             const Tables& ts, double* base, int e0, int nl) const {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ij = idx % P2;
         double* S = base + k * ED;
@@ -582,23 +611,21 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         to_modes(tb.B, S + OH + i + PP * Q * c, PP, S + OA + i + P2 * c, P);
       });
       team.team_barrier();
-      last_pass<false, true>(team, tb, base, e0, nl);
+      last_pass<false, true>(team, tb, ts, base, e0, nl);
     }
   };
 
-  /// Elements per team: on GPUs 2 up to p = 4, else 1 (within 48 KB of team scratch); one on
-  /// CPUs.
+  /// Elements per team: KernelVariant::qpencil_elems, by default on GPUs 2 up to p = 4, else 1,
+  /// as many as fit in level-0 scratch; one on CPUs.
   static int elems_per_team(const KernelVariant& v) {
-    if (v.qpencil_elems > 0) return v.qpencil_elems;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1.
-    int ne = Q2 <= 36 ? 2 : 1;
-    while (ne > 1 && sizeof(double) * scratch_doubles(ne) + 256 > 48 * 1024)
+    int ne = v.qpencil_elems > 0 ? v.qpencil_elems : (Q2 <= 36 ? 2 : 1);
+    while (level0 && ne > 1 && scratch_bytes(ne) > level0_max_bytes)
       --ne;
     return ne;
 #else
-    (void)v;
-    return 1;
+    return v.qpencil_elems > 0 ? v.qpencil_elems : 1;
 #endif
   }
 
@@ -622,7 +649,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             a.ep,       a.qgeometry,
             b.affine,   traces_only,
             ne,         a.elems_first,
-            0};
+            0,          {}};
+    if constexpr (constant_tables) k.ct = const_tables();
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= bounds_max_order) {
       const int m =
@@ -645,18 +673,23 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// --qpencil-bounds 0,4,5,6,8, docs/performance.md): 5 up to p = 4 (1.25 to 1.4x over none),
   /// 4 at p = 7, none at p = 5, 6 (4 is as fast) and p = 8 (not measured).
   static constexpr int bounds_max_order = 8;
-  static constexpr int min_blocks_default = P <= 5 ? 5 : (P == 8 ? 4 : 0);
+  static constexpr int min_blocks_default = P <= 5 ? 5 : 4;
 
   template <int MINB>
   static void run(Stage& k, int n, int ne, const KernelVariant& v, bool traces_only) {
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
-    const size_t bytes = sizeof(double) * scratch_doubles(ne) + 256;
+    const size_t bytes = scratch_bytes(ne);
     int threads = v.team_size;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
 #endif
-    const Pol pol = policy<Q, Stage, Pol>((n + ne - 1) / ne, bytes, k, threads);
+    const Pol pol = policy<Q, Stage, Pol>((n + ne - 1) / ne, bytes, k, threads, level0_max_bytes);
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    DG_VERIFY(!level0 || k.level == 0,
+              "quadrature pencil kernel (p = " << P - 1 << "): " << bytes
+                                               << " bytes of team scratch are not level 0");
+#endif
     DG_VERIFY(pol.team_size() >= 1,
               "quadrature pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
                                                << "): no team size fits on this device");
