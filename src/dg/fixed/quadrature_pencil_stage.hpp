@@ -668,10 +668,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
   /// Launch bounds on GPUs, p <= bounds_max_order: at most 128 threads per team and MINB teams
   /// per SM, which caps ptxas' registers at 65536 / (128 MINB) (4, 5, 6, 8: 128, 102, 85, 64);
-  /// without bounds the kernel takes 128 registers at p = 5, which with its team scratch
-  /// allows 8 teams (16 warps) per SM. Default measured on the H100 (dgbench stage
-  /// --qpencil-bounds 0,4,5,6,8, docs/performance.md): 5 up to p = 4 (1.25 to 1.4x over none),
-  /// 4 at p = 7, none at p = 5, 6 (4 is as fast) and p = 8 (not measured).
+  /// without bounds the kernel takes 178 registers at p = 5 (the constant tables held in
+  /// registers), 5 teams of 64 threads per SM. Default measured on the H100 (dgbench stage
+  /// --qpencil-bounds 0,4,5,6 at q = p + 2 and p + 1, docs/performance.md): 5 up to p = 4, else
+  /// 4 (1.1 to 1.6x over none; p = 8 not measured).
   static constexpr int bounds_max_order = 8;
   static constexpr int min_blocks_default = P <= 5 ? 5 : 4;
 
