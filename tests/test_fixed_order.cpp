@@ -13,6 +13,8 @@
 #include <cmath>
 #include <filesystem>
 #include <initializer_list>
+#include <string>
+#include <utility>
 #include <vector>
 
 using namespace dg;
@@ -410,6 +412,66 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
         CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
         CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
       }
+}
+
+TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadrature path",
+          "[unit][fixed]") {
+  // Advection-diffusion (SIPG, nodal traces of u and grad u . n): warped trilinear elements with
+  // every orientation code, with inflow, Neumann and Dirichlet data, a velocity and a
+  // diffusivity field with a source on an affine box, Q2 and Q3 shells (curved), the rotation.
+  const std::vector<std::string> data = {"boundary.default=outflow",
+                                         "boundary.xmin.type=inflow",
+                                         "boundary.xmin.value=sin(pi*y)*(1+t)",
+                                         "boundary.zmin.type=neumann",
+                                         "boundary.zmin.value=0.1*x",
+                                         "boundary.zmax.type=dirichlet",
+                                         "boundary.zmax.value=y*t"};
+  const std::vector<std::string> fields = {
+      "physics.velocity=[\"0.7+0.2*y\", \"-0.4*x\", \"0.3*cos(z)\"]",
+      "physics.diffusivity=0.02*(1+x*y)", "physics.source=exp(-t)*x"};
+  const std::vector<std::string> rotation = {
+      "physics.velocity_field=rotation", "physics.angular_velocity=1.3",
+      "physics.rotation_center=[0.4, 0.55, 0.5]", "boundary.default=dirichlet"};
+  const std::vector<std::pair<const char*, std::vector<std::string>>> cases = {
+      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5 -periodic y", {}},
+      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", data},
+      {"-nx 3 -ny 3 -nz 2 -shuffle 5 -periodic y", fields},
+      {"-nx 4 -ny 2 -nz 2 -periodic xz -curve 2", {}},
+      {"-nx 4 -ny 2 -nz 2 -curve 3", data},
+      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", rotation}};
+  for (const auto& c : cases)
+    for (int p : {1, 3, 4}) {
+      std::vector<std::string> sets = {std::string("mesh.box=") + c.first,
+                                       "discretization.order=" + std::to_string(p),
+                                       "physics.diffusivity=0.03"};
+      sets.insert(sets.end(), c.second.begin(), c.second.end());
+      const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
+      Solver s(cfg, MPI_COMM_WORLD);
+      s.initialize();
+      if (s.block().Q != p + 2) continue; // -curve 3 at p = 1: q = 4, no compile-time kernels
+      KernelVariant generic, pencil, pencil3, quadrature;
+      generic.fixed_order = false;
+      pencil.modal_affine = pencil3.modal_affine = false; // affine blocks too
+      pencil3.qpencil_elems = 3;                          // a short last batch
+      pencil3.qpencil_min_blocks = 5;                     // launch bounds (GPUs)
+      quadrature.quadrature_pencil = false;
+      const auto ref = rhs_with(s, generic);
+      s.op().set_variant(pencil);
+      INFO(c.first << (c.second.empty() ? "" : " " + c.second[0]) << ", p = " << p);
+      REQUIRE(s.op().quadrature_pencil_path());
+      CHECK(s.op().quadrature_pencil_geometry() == fixed::PencilGeometry::stored);
+      CHECK(rel_diff(rhs_with(s, pencil), ref) < 1e-12);
+      CHECK(rel_diff(rhs_with(s, pencil3), ref) < 1e-12);
+      CHECK(rel_diff(rhs_reversed(s, pencil3), ref) < 1e-12);
+      const int nm = s.block().nmodes;
+      CHECK(rel_diff(rhs_tail(s, pencil3, 5),
+                     std::vector<double>(ref.begin() + 5 * nm, ref.end())) < 1e-12);
+      // LSRK steps: the stages emit the nodal traces the next stage reads.
+      const auto modes = steps_with(cfg, {&generic, &pencil, &pencil3, &quadrature});
+      CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
+      CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
+      CHECK(rel_diff(modes[3], modes[0]) < 1e-12);
+    }
 }
 
 TEST_CASE("modal path with inflow and Dirichlet faces equals the run-time-sized path",

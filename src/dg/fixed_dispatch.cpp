@@ -104,13 +104,16 @@ void modal_boundary_data(const ElementBlock& b, View2& out) {
 }
 
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              const View1& points, View3& qvol, View3& qface) {
+                              const View1& points, View3& qvol, View4& qface) {
   const int nv = b.nvol, nf = b.nface, Q = b.Q, gorder = b.gorder;
-  qvol = View3("dg::qpencil::qvol", b.nelem, nv, 4);
-  qface = View3("dg::qpencil::qface", b.nelem, 6, nf);
-  const View3 vgeo = b.vgeo, avol = b.avol, aface = b.aface, qv = qvol, qf = qface;
+  const bool diffusion = pde.diffusion.nu > 0.0;
+  qvol = View3("dg::qpencil::qvol", b.nelem, nv, diffusion ? 10 : 4);
+  qface = View4("dg::qpencil::qface", b.nelem, 6, nf, diffusion ? 6 : 1);
+  const View3 vgeo = b.vgeo, avol = b.avol, aface = b.aface, nuface = b.nuface;
   const View3 verts = b.verts, nodes = b.nodes;
-  const View4 fgeo = b.fgeo;
+  const View2 nuvol = b.nuvol;
+  const View3 qv = qvol;
+  const View4 fgeo = b.fgeo, qf = qface;
   const View1 x = points;
   const bool field = pde.advection.kind == physics::Advection::field, affine = b.affine;
   DG_VERIFY(!field || (avol.extent(0) == static_cast<size_t>(b.nelem) &&
@@ -119,6 +122,8 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
   DG_VERIFY(x.extent(0) == static_cast<size_t>(Q),
             "quadrature pencil path: " << x.extent(0) << " points for q = " << Q);
   const physics::AdvectionDiffusion q = pde;
+  const double nu = pde.diffusion.nu;
+  const bool nu_field = nuvol.extent(0) > 0;
   // Rotation: the velocity at each point's position (the block's map: trilinear or Q_k).
   Kokkos::parallel_for(
       "dg::qpencil::tables", Kokkos::RangePolicy<ExecSpace>(0, b.nelem),
@@ -137,7 +142,16 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
               C);
           for (int d = 0; d < 3; ++d)
             qv(e, pt, d) = C[d];
-          qv(e, pt, 3) = 1.0 / vgeo(e, gp, 9);
+          const double det = vgeo(e, gp, 9);
+          qv(e, pt, 3) = 1.0 / det;
+          if (diffusion) { // G = nu adj(J) adj(J)^T / |J| (G00, G01, G02, G11, G12, G22)
+            const double s = (nu_field ? nuvol(e, pt) : nu) / det;
+            int m = 4;
+            for (int d = 0; d < 3; ++d)
+              for (int d2 = d; d2 < 3; ++d2)
+                qv(e, pt, m++) = s * (A[3 * d] * A[3 * d2] + A[3 * d + 1] * A[3 * d2 + 1] +
+                                      A[3 * d + 2] * A[3 * d2 + 2]);
+          }
         }
         for (int f = 0; f < 6; ++f)
           for (int pt = 0; pt < nf; ++pt) {
@@ -148,14 +162,24 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
               hex::face_point(f, x(pt % Q), x(pt / Q), r);
               element_map(verts, nodes, gorder, e, r, xp);
             });
-            qf(e, f, pt) = an * fgeo(e, f, gp, 3);
+            if (!diffusion) {
+              qf(e, f, pt, 0) = an * fgeo(e, f, gp, 3);
+              continue;
+            }
+            qf(e, f, pt, 0) = an;
+            for (int k = 1; k < 5; ++k) // dS, J^-1 n
+              qf(e, f, pt, k) = fgeo(e, f, gp, k + 2);
+            qf(e, f, pt, 5) = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
           }
       });
 }
 
-double qpencil_bytes_per_dof(int order, PencilGeometry g, int q) {
+double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double d = sizeof(double);
+  if (diffusion) // nodal traces (u, grad u . n) read and emitted, tau, qvol (10), qface (6)
+    return 4.0 * d + (2.0 * 6.0 * 2.0 * Q2 * d + 6.0 * 4.0 * 4.0 + 6.0 * d) / P3 +
+           (10.0 * Q3 + 6.0 * 6.0 * Q2) * d / P3;
   // u and the register read and written; the neighbours' modal traces read and the updated
   // state's emitted (P^2 per face); ftype, nbr, nbr_face, orient; the geometry.
   double b = 4.0 * d + 2.0 * 6.0 * P * P * d / P3 + 6.0 * 4.0 * 4.0 / P3;
@@ -168,8 +192,24 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q) {
   return b;
 }
 
-double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q) {
+double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q, bool diffusion) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
+  const double Q3 = Q2 * Q;
+  const double inverse_mass =
+      affine ? 0.0 : 2.0 * (2.0 * P3 * Q + 2.0 * P2 * Q2) + Q2 * (4.0 * P * Q + 2.0 * Q);
+  if (diffusion) {
+    // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux
+    // (C u - G grad u, 24 per point); x-, y-inner products (3 each), z-inner (2). Faces:
+    // coefficients against E and dE, along b (18 arrays), along a (4 sums), grad u . n and
+    // face_flux (about 35 per point), 3 inner products along a and along b; lifting with E
+    // and dE (24 per mode); update; the emitted traces (coefficients, along b, along a).
+    double f = 4.0 * P3 * Q + 6.0 * P2 * Q2 + 8.0 * P * Q3 + 24.0 * Q3 + 6.0 * P * Q3 +
+               6.0 * P2 * Q2 + 4.0 * P3 * Q;
+    f += 24.0 * P3 + 36.0 * P2 * Q + 6.0 * Q * (16.0 * P * Q + 35.0 * Q) + 36.0 * P2 * Q;
+    f += 24.0 * P3 + 4.0 * P3;
+    f += 24.0 * P3 + 36.0 * P2 * Q + 6.0 * Q * (8.0 * P * Q + 5.0 * Q);
+    return f + inverse_mass;
+  }
   // Volume: z-, y-, x-backward; w C u; the three x-inner products; the y- (3 FMAs per entry)
   // and z-inner products (2 FMAs); faces: coefficients (6 faces, 2 sums of P), to points
   // (own and neighbour's: 12 (P Q P + Q Q P)), upwind flux, back (6 (Q Q P + P Q P)); lifting
@@ -180,7 +220,7 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
   f += 12.0 * P3 + 4.0 * P3 + 12.0 * P3;
   if (g == PencilGeometry::trilinear) f += Q2 * Q * 110.0 + 6.0 * Q2 * 75.0;
   if (!affine) { // weight-adjusted inverse mass
-    f += 2.0 * (2.0 * P3 * Q + 2.0 * P2 * Q2) + Q2 * (4.0 * P * Q + 2.0 * Q);
+    f += inverse_mass;
     if (g == PencilGeometry::trilinear) f += Q2 * Q * 80.0;
   }
   return f;

@@ -339,22 +339,26 @@ bool DGOperator::uses_fixed_kernels() const {
 }
 
 bool DGOperator::quadrature_pencil_path() const {
-  // Advection (no diffusion) with a constant velocity, the rotation or a velocity field, no
-  // Neumann face; everything else the modal path does not take.
+  // A constant velocity, the rotation or a velocity field; advection without Neumann faces
+  // (q = p + 2 or p + 1), advection-diffusion with any boundary (q = p + 2): everything else
+  // the modal path does not take.
   const ElementBlock& b = *block_;
   const auto kind = pde_.advection.kind;
-  return fixed_allowed() &&
-         (fixed::available(b.order, b.Q) || fixed::available_pencil_only(b.order, b.Q)) &&
-         variant_.quadrature_pencil && !modal_path() && pde_.diffusion.nu == 0.0 && !has_neumann_ &&
+  const bool diffusion = pde_.diffusion.nu > 0.0;
+  const bool points =
+      diffusion ? fixed::available(b.order, b.Q)
+                : (fixed::available(b.order, b.Q) || fixed::available_pencil_only(b.order, b.Q));
+  return fixed_allowed() && points && variant_.quadrature_pencil && !modal_path() &&
+         (diffusion || !has_neumann_) &&
          (kind == physics::Advection::constant || kind == physics::Advection::rotation ||
           (kind == physics::Advection::field && b.avol.extent(0) > 0));
 }
 
 fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
   // Constant velocity: one record per affine element, the trilinear map recomputed at each
-  // point; velocity fields, the rotation and curved elements: per-point tables.
+  // point; velocity fields, the rotation, curved elements and diffusion: per-point tables.
   const ElementBlock& b = *block_;
-  if (b.curved || pde_.advection.kind != physics::Advection::constant)
+  if (b.curved || pde_.advection.kind != physics::Advection::constant || pde_.diffusion.nu > 0.0)
     return fixed::PencilGeometry::stored;
   if (b.affine) return fixed::PencilGeometry::record;
   return variant_.qpencil_recompute ? fixed::PencilGeometry::trilinear

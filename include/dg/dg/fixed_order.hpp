@@ -60,7 +60,8 @@ struct StageArgs {
   bool qpencil = false;
   PencilGeometry qgeometry = PencilGeometry::record;
   /// Its per-point tables (stored geometry, quadrature_pencil_tables).
-  View3 qvol, qface;
+  View3 qvol;
+  View4 qface;
 };
 
 /// Right-hand side + epilogue (and, with ep.emit_traces, the traces of the updated state into
@@ -86,11 +87,13 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 void modal_boundary_data(const ElementBlock& b, View2& out);
 
 /// The quadrature pencil path's per-point tables: qvol (elem, Q^3, 4) = adj(J) a and 1/|J| at
-/// the volume points, qface (elem, 6, Q^2) = (a . n) dS at the face points, from the block's
-/// metric and its velocity (a field's tables, the rotation at each point's position from the
-/// block's map at the 1-D points `points`, or the constant velocity).
+/// the volume points, qface (elem, 6, Q^2, 1) = (a . n) dS at the face points; with diffusion
+/// qvol (elem, Q^3, 10) adds G = nu adj(J) adj(J)^T / |J| (G00, G01, G02, G11, G12, G22) and
+/// qface (elem, 6, Q^2, 6) = a . n, dS, J^-1 n, nu. From the block's metric, its velocity (a
+/// field's tables, the rotation at each point's position from the block's map at the 1-D points
+/// `points`, or the constant velocity) and its diffusivity (constant or a field).
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              const View1& points, View3& qvol, View3& qface);
+                              const View1& points, View3& qvol, View4& qface);
 
 /// Memory traffic of one LSRK stage of the fixed-order kernels per degree of freedom, in bytes
 /// (the bandwidth bound of dgbench stage): u and the register read and written; the neighbours'
@@ -99,8 +102,9 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
 /// of 6 faces, its inflow and outflow faces); metric records (one per element when affine, per
 /// point when stored, 8 vertices when recomputed); connectivity and penalty.
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v);
-/// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2).
-double qpencil_bytes_per_dof(int order, PencilGeometry g, int q = 0);
+/// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2),
+/// advection or advection-diffusion (stored geometry, nodal traces).
+double qpencil_bytes_per_dof(int order, PencilGeometry g, int q = 0, bool diffusion = false);
 /// Bytes per DOF that tabulated fields add to a stage (on top of stage_bytes_per_dof, for the
 /// quadrature path that reads them): a velocity field 3 doubles per volume point (the
 /// contravariant flux |J| J^{-1} a) and 1 per face point (a . n); a diffusivity field 1 per
@@ -110,8 +114,10 @@ double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_fiel
 /// Floating-point operations of one stage per element (contractions and point-wise work, counted
 /// from the kernel's loops; transcendental-free).
 double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v);
-/// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2).
-double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q = 0);
+/// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2),
+/// advection or advection-diffusion.
+double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q = 0,
+                                 bool diffusion = false);
 
 } // namespace fixed
 } // namespace dg

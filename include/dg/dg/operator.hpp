@@ -186,7 +186,8 @@ private:
   LView2 modal_words_;
   View2 modal_bdata_; // the boundary data's modal coefficients (modal_boundary_data)
   // The quadrature pencil path's per-point tables (stored geometry), built on first use.
-  View3 qvol_, qface_;
+  View3 qvol_;
+  View4 qface_;
   bool has_neumann_ = false;
   /// Compile-time kernels exist for the block's order and points (q = p + 2; q = p + 1 on the
   /// quadrature pencil path), and no element-matrix mode.

@@ -1,10 +1,10 @@
-// The quadrature path in pencil form (QuadraturePencilPath<P, Q>): the advection stage on every
-// block the modal path does not take (non-affine and curved elements, velocity fields, Dirichlet
-// and inflow faces), with the quadrature path's discretisation and answer (to round-off). A team
-// takes ne elements (1 or 2 on GPUs, 1 on CPUs) through a fixed sequence of passes, each one
-// thread per 1-D pencil of every element with the pencil's values in registers, one barrier
-// between passes (7 affine, 12 with the weight-adjusted inverse mass) instead of one per
-// contraction:
+// The quadrature path in pencil form (QuadraturePencilPath<P, Q>): the stage on every block the
+// modal path does not take (non-affine and curved elements, velocity fields, Dirichlet, inflow
+// and (with diffusion) Neumann faces), with the quadrature path's discretisation and answer (to
+// round-off). A team takes ne elements (1 or 2 on GPUs, 1 on CPUs) through a fixed sequence of
+// passes, each one thread per 1-D pencil of every element with the pencil's values in registers,
+// one barrier between passes (7 affine, 12 with the weight-adjusted inverse mass) instead of one
+// per contraction. Advection (Stage<false>):
 //   0  loads: the state, the element's geometry, the neighbours' modal face coefficients
 //      (re-oriented: a reflection flips the sign of the odd Legendre modes);
 //   1  z-backward of u; own modal face coefficients of all six faces;
@@ -16,14 +16,26 @@
 //   5  z-inner products, the lifted face terms E_s, and M^-1: 1/|J| on affine elements (then
 //      the update), else 6-10 the weight-adjusted inverse (backward, w / |J|, inner);
 //   E  the modal face coefficients of the updated state into trace_out (traces_only: of u).
-// Traces are modal (P^2 coefficients per face, as on the modal path). Geometry per element:
+// Advection-diffusion (Stage<true>, SIPG as in face_flux): the same passes carry the reference
+// gradient as well (1: B and D along z; 2: B, D along y; 3: the value and three derivatives at
+// each point, the flux w (C u - G grad_r u) with G = nu |J| J^-1 J^-T), the faces u and
+// (J^-1 n) . grad_r u at each face point (E and dE along the normal, B and D along the
+// tangents), the neighbour's nodal trace, and the inner products against the value and
+// derivative tables (lifted with E_s and dE_s); E takes three passes (modal face coefficients
+// with E and dE, along b, along a) and writes u and grad u . n at the Q^2 face points, the
+// quadrature path's trace format.
+// Traces without diffusion are modal (P^2 coefficients per face, as on the modal path).
+// Geometry per element:
 //   record     affine with constant velocity: C = adj(J) a and 1/|J|, (a . n) dS per face;
 //   trilinear  the 8 vertices as the 8 coefficients of the trilinear map; at each point the
 //              Jacobian's columns, adj(J) rows as their cross products, |J| (about 60 flops);
-//   stored     qvol(e, point, 4) = C and 1/|J| at each volume point, qface(e, f, point) =
-//              (a . n) dS (trilinear elements by default, curved elements, velocity fields).
+//   stored     qvol(e, point, 4) = C and 1/|J| at each volume point, qface(e, f, point, 0) =
+//              (a . n) dS (trilinear elements by default, curved elements, velocity fields);
+//              with diffusion (always stored) qvol(e, point, 10) adds G (6: G00, G01, G02, G11,
+//              G12, G22) and qface(e, f, point, 6) = a . n, dS, J^-1 n, nu.
 // Bytes per DOF (qpencil_bytes_per_dof): 32 + 96 / P + (geometry + 96) / P^3, geometry 272
-// record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored.
+// record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored; with diffusion
+// 32 + (80 Q^3 + 480 Q^2 + 144) / P^3.
 #pragma once
 
 #include "dg/dg/basis.hpp"
@@ -49,12 +61,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   using T::TAB;
   using typename T::Tables;
 
-  /// Element scratch: G (24: geometry), FC/FN (own and neighbour's face coefficients, 12 P^2;
-  /// then the first face inner products, 6 P Q), S (face values along b, own and neighbour's,
-  /// 12 P Q; then the face inner products, 6 P^2), A (y-backward input P^2 Q, then the y-inner
-  /// products 2 P^2 Q), BQ (U, then the x-backward input P Q^2, then in place the x-inner
-  /// products against D), H (the other two x-inner products 2 P Q^2, then R). p = 5: 20.6 KB,
-  /// p = 7: 40.8 KB.
+  /// Element scratch of Stage<DIFF>: G (24: geometry); F: advection FC/FN (own and neighbour's
+  /// face coefficients, 12 P^2; then the first face inner products, 6 P Q), diffusion FC (own
+  /// face coefficients against E and dE, 12 P^2; then three first face inner products, 18 P Q);
+  /// S: advection face values along b, own and neighbour's (12 P Q; then the face inner
+  /// products, 6 P^2), diffusion E B, E D, dE B along b (18 P Q; then the face inner products
+  /// against E and dE, 12 P^2); A (z-backward: 1, diffusion 2 of P^2 Q; then the y-inner
+  /// products 2 P^2 Q); BQ (U, then the x-backward input P Q^2, then in place the x-inner
+  /// products against D); H (diffusion: the derivatives' x-backward inputs 2 P Q^2; the other
+  /// two x-inner products 2 P Q^2, then R). p = 5: 20.6 KB, with diffusion 24.1 KB; p = 7:
+  /// 40.8 KB, with diffusion 46.5 KB.
   /// Pencils of P values that neighbouring threads read or write side by side (BQ, H, the
   /// face values) are PP apart, P + 1 where P is even, so that they fall on different
   /// shared-memory banks.
@@ -62,18 +78,28 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int max(int a, int b) { return a > b ? a : b; }
   /// U shares BQ: read in pass 1 only (then BQ is written), it takes the updated state in the
   /// last pass (BQ is free then) for the emitted traces; the old state comes from u.
-  static constexpr int OG = 0, OF = OG + 24, OS = OF + max(12 * P2, 6 * PP * Q),
-                       OA = OS + max(12 * PP * Q, 6 * P2), OB = OA + 2 * P2 * Q, OU = OB,
-                       OH = OB + max(PP * Q2, P3), ED = OH + max(2 * PP * Q2, P3);
+  template <bool DIFF>
+  struct Layout {
+    static constexpr int OG = 0, OF = OG + 24,
+                         OS = OF + (DIFF ? max(12 * P2, 18 * PP * Q) : max(12 * P2, 6 * PP * Q)),
+                         OA = OS + (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2)),
+                         OB = OA + 2 * P2 * Q, OU = OB, OH = OB + max(PP * Q2, P3),
+                         ED = OH + max(2 * PP * Q2, P3);
+  };
 
-  KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) { return TAB + ne * ED; }
+  template <bool DIFF>
+  KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
+    return TAB + ne * Layout<DIFF>::ED;
+  }
+  template <bool DIFF>
   static constexpr size_t scratch_bytes(int ne) {
-    return sizeof(double) * scratch_doubles(ne) + 256;
+    return sizeof(double) * scratch_doubles<DIFF>(ne) + 256;
   }
   /// Team scratch at level 0 (shared memory) whenever one element fits (level0_max_bytes: p <= 7
-  /// at q = p + 2). Known at compile time, so that the kernel addresses it as shared memory
-  /// (shared_space: LDS/STS) and not through generic pointers.
-  static constexpr bool level0 = scratch_bytes(1) <= level0_max_bytes;
+  /// at q = p + 2, advection). Known at compile time, so that the kernel addresses it as shared
+  /// memory (shared_space: LDS/STS) and not through generic pointers.
+  template <bool DIFF>
+  static constexpr bool level0 = scratch_bytes<DIFF>(1) <= level0_max_bytes;
 
   /// The modal face coefficients of faces 2d, 2d + 1 of pencil (a, b) along direction d of U.
   template <int D>
@@ -145,7 +171,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
   /// B, D and E by value: the Stage carries them on GPUs (constant_tables).
   struct ConstTables {
-    double B[Q * P], D[Q * P], E[2 * P];
+    double B[Q * P], D[Q * P], E[2 * P], dE[2 * P];
   };
   static const ConstTables& const_tables() {
     static const ConstTables c = [] {
@@ -154,11 +180,17 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       std::copy(h.B.begin(), h.B.end(), t.B);
       std::copy(h.D.begin(), h.D.end(), t.D);
       std::copy(h.E.begin(), h.E.end(), t.E);
+      std::copy(h.dE.begin(), h.dE.end(), t.dE);
       return t;
     }();
     return c;
   }
+  /// The stage kernel; DIFF: advection-diffusion (stored geometry, nodal traces).
+  template <bool DIFF>
   struct Stage {
+    using L = Layout<DIFF>;
+    static constexpr int OG = L::OG, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB, OU = L::OU,
+                         OH = L::OH, ED = L::ED;
     View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 verts, vgeo, ghost;
     View4 fgeo, trace, trace_out;
@@ -166,14 +198,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     IView1 elems;
     View1 points;
     BasisTables tables;
-    View2 bdata, source;
-    View3 qvol, qface;
-    double vel[3];
+    View2 bdata, source, tau;
+    View3 qvol;
+    View4 qface;
+    double vel[3] = {0.0, 0.0, 0.0};
+    double eta = 0.0; // the SIPG penalty factor (face f: eta tau(e, f) nu)
     Epilogue ep;
-    PencilGeometry geometry;
-    bool affine, traces_only;
-    int ne, first, level;
-    ConstTables ct;
+    PencilGeometry geometry = PencilGeometry::record;
+    bool affine = false, traces_only = false;
+    int ne = 1, first = -1, level = 0;
+    ConstTables ct{};
 
     KOKKOS_FORCEINLINE_FUNCTION int elem(int i) const { return first >= 0 ? first + i : elems(i); }
     KOKKOS_FORCEINLINE_FUNCTION int batch(int bi) const {
@@ -234,7 +268,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
       if (geometry == PencilGeometry::record) return G[4 + f];
-      if (geometry == PencilGeometry::stored) return qface(e, f, al + Q * be);
+      if (geometry == PencilGeometry::stored) return qface(e, f, al + Q * be, 0);
       double r[3], Jr[3], Js[3], Jt[3];
       hex::face_point(f, tb.x[al], tb.x[be], r);
       columns(G, r[0], r[1], r[2], Jr, Js, Jt);
@@ -257,8 +291,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           if (type != face_local && type != face_ghost) continue;
           const double* v = type == face_local ? &trace(nbr(e, f), nbr_face(e, f), 0, 0)
                                                : &ghost(nbr(e, f), 0, 0);
-          const int n =
-              P2 * static_cast<int>(type == face_local ? trace.extent(3) : ghost.extent(2));
+          const int n = (DIFF ? Q2 : P2) *
+                        static_cast<int>(type == face_local ? trace.extent(3) : ghost.extent(2));
           for (int i = 0; i < n; i += 8)
             __builtin_prefetch(v + i);
           __builtin_prefetch(v + n - 1);
@@ -307,6 +341,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                          fgeo(e, f, 0, 3);
         });
       }
+      if constexpr (DIFF) return; // nodal neighbour traces, read where they are used (pass 3)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
         const int type = ftype(e, f);
@@ -325,20 +360,156 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
     }
 
-    /// Modal face coefficients of the team's states into trace_out.
-    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, const double* E, double* base, int e0,
+    /// Own modal face coefficients of pencil (i, j) of U in all six directions' pairs, against E
+    /// (FC, face f at f P^2) and with diffusion against dE (at 6 P^2 + f P^2).
+    KOKKOS_FORCEINLINE_FUNCTION static void face_coefficients(const double* U, int i, int j,
+                                                              const Tables& tb, double* FC) {
+      const int ij = i + P * j;
+      face_pair<0>(U, i, j, tb.E, FC[ij], FC[P2 + ij]);
+      face_pair<1>(U, i, j, tb.E, FC[2 * P2 + ij], FC[3 * P2 + ij]);
+      face_pair<2>(U, i, j, tb.E, FC[4 * P2 + ij], FC[5 * P2 + ij]);
+      if constexpr (DIFF) {
+        double* FD = FC + 6 * P2;
+        face_pair<0>(U, i, j, tb.dE, FD[ij], FD[P2 + ij]);
+        face_pair<1>(U, i, j, tb.dE, FD[2 * P2 + ij], FD[3 * P2 + ij]);
+        face_pair<2>(U, i, j, tb.dE, FD[4 * P2 + ij], FD[5 * P2 + ij]);
+      }
+    }
+
+    /// Face coefficients (F) to face points along b (S), pencil (h, a) of P values each:
+    /// advection h = side * 6 + f against B (own, then the neighbour's); diffusion h < 6 E_f
+    /// against B, h < 12 E_f against D (the b-derivative), else dE_f against B. No barrier.
+    KOKKOS_INLINE_FUNCTION void faces_along_b(const TeamMember& team, const Tables& tb,
+                                              double* base, int nl) const {
+      constexpr int NH = DIFF ? 18 : 12;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * NH * P), [&](int idx) {
+        const int k = idx / (NH * P), h = (idx / P) % NH, a = idx % P;
+        double* S = base + k * ED;
+        const int src = DIFF && h >= 6 ? h - 6 : h;
+        if (DIFF && h >= 6 && h < 12)
+          to_points(tb.D, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
+        else
+          to_points(tb.B, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
+      });
+    }
+
+    /// Diffusion: this side's u and (J^-1 n) . grad_r u at the Q points (al, be) of face f, from
+    /// the rows be of E B, E D and dE B along b (S) and qface.
+    KOKKOS_FORCEINLINE_FUNCTION void face_point_values(int e, const double* S, int f, int be,
+                                                       const Tables& tb, double uin[Q],
+                                                       double gin[Q]) const {
+      const double* s0 = S + OS + f * PP * Q + PP * be;
+      double v0[P], v1[P], v2[P];
+      DG_UNROLL
+      for (int a = 0; a < P; ++a) {
+        v0[a] = s0[a];
+        v1[a] = s0[6 * PP * Q + a];
+        v2[a] = s0[12 * PP * Q + a];
+      }
+      const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
+      DG_UNROLL
+      for (int al = 0; al < Q; ++al) {
+        double v = 0.0, ga = 0.0, gb = 0.0, gn = 0.0;
+        DG_UNROLL
+        for (int a = 0; a < P; ++a) {
+          v += tb.B[al * P + a] * v0[a];
+          ga += tb.D[al * P + a] * v0[a];
+          gb += tb.B[al * P + a] * v1[a];
+          gn += tb.B[al * P + a] * v2[a];
+        }
+        const double* g = &qface(e, f, al + Q * be, 0);
+        uin[al] = v;
+        gin[al] = g[2 + d] * gn + g[2 + ta] * ga + g[2 + tbd] * gb;
+      }
+    }
+
+    /// Diffusion, pass 3 on the faces: u and grad u . n on both sides, face_flux at each face
+    /// point, the inner products along a into F: FR0 (B against the flux, D against the
+    /// a-derivative term), FR3 (B against the b-derivative term), FR1 (B against the normal
+    /// derivative term), each (a, be) of face f at f P Q (+ 6 P Q, + 12 P Q). No barrier.
+    KOKKOS_INLINE_FUNCTION void face_fluxes(const TeamMember& team, const Tables& tb, double* base,
+                                            int e0, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+        const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        double uin[Q], gin[Q];
+        face_point_values(e, S, f, be, tb, uin, gin);
+        const int type = ftype(e, f), nb = nbr(e, f), nf = nbr_face(e, f), o = orient(e, f);
+        const double tau_f = eta * tau(e, f);
+        const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
+        const bool boundary = is_boundary_face(type);
+        double o0[Q], o1[Q], o2[Q], o3[Q];
+        DG_UNROLL
+        for (int al = 0; al < Q; ++al) {
+          const int pt = al + Q * be;
+          const double* g = &qface(e, f, pt, 0);
+          const double geo[7] = {0.0, 0.0, 0.0, g[1], g[2], g[3], g[4]};
+          double uout = 0.0, gout = 0.0;
+          int ip, jp;
+          hex::map_index(o, Q, al, be, ip, jp);
+          neighbour_trace(type, trace, ghost, nb, nf, ip + Q * jp, true, uout, gout);
+          double out[4] = {0.0, 0.0, 0.0, 0.0};
+          face_flux(type, g[0], g[5], geo, tb.w[al] * tb.w[be], tau_f * g[5], d, ta, tbd, uin[al],
+                    gin[al], uout, gout, boundary ? bdata(nb, pt) : 0.0, out);
+          o0[al] = out[0];
+          o1[al] = out[1];
+          o2[al] = out[2];
+          o3[al] = out[3];
+        }
+        double* FR = S + OF + f * PP * Q + PP * be;
+        DG_UNROLL
+        for (int a = 0; a < P; ++a) {
+          double r0 = 0.0, r3 = 0.0, r1 = 0.0;
+          DG_UNROLL
+          for (int al = 0; al < Q; ++al) {
+            r0 += tb.B[al * P + a] * o0[al] + tb.D[al * P + a] * o2[al];
+            r3 += tb.B[al * P + a] * o3[al];
+            r1 += tb.B[al * P + a] * o1[al];
+          }
+          FR[a] = r0;
+          FR[6 * PP * Q + a] = r3;
+          FR[12 * PP * Q + a] = r1;
+        }
+      });
+    }
+
+    /// The traces of the team's states (U) into trace_out: advection the modal face
+    /// coefficients (one pass); diffusion u and grad u . n at the Q^2 face points of each face
+    /// (three passes: coefficients against E and dE, along b, along a).
+    KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, const Tables& tb, double* base, int e0,
                                      int nl) const {
+      if constexpr (DIFF) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+          const int k = idx / P2, ij = idx % P2;
+          double* S = base + k * ED;
+          face_coefficients(S + OU, ij % P, ij / P, tb, S + OF);
+        });
+        team.team_barrier();
+        faces_along_b(team, tb, base, nl);
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+          const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
+          double uin[Q], gin[Q];
+          face_point_values(e, base + k * ED, f, be, tb, uin, gin);
+          DG_UNROLL
+          for (int al = 0; al < Q; ++al) {
+            trace_out(e, f, al + Q * be, 0) = uin[al];
+            trace_out(e, f, al + Q * be, 1) = gin[al];
+          }
+        });
+        return;
+      }
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P, e = elem(e0 + k);
         const double* U = base + k * ED + OU;
         double t0, t1;
-        face_pair<0>(U, a, b, E, t0, t1);
+        face_pair<0>(U, a, b, tb.E, t0, t1);
         trace_out(e, 0, ab, 0) = t0;
         trace_out(e, 1, ab, 0) = t1;
-        face_pair<1>(U, a, b, E, t0, t1);
+        face_pair<1>(U, a, b, tb.E, t0, t1);
         trace_out(e, 2, ab, 0) = t0;
         trace_out(e, 3, ab, 0) = t1;
-        face_pair<2>(U, a, b, E, t0, t1);
+        face_pair<2>(U, a, b, tb.E, t0, t1);
         trace_out(e, 4, ab, 0) = t0;
         trace_out(e, 5, ab, 0) = t1;
       });
@@ -376,6 +547,17 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           for (int l = 0; l < P; ++l)
             r[l] += x0 * FT[j + P * l] + x1 * FT[P2 + j + P * l] + y0 * FT[2 * P2 + i + P * l] +
                     y1 * FT[3 * P2 + i + P * l] + E0[l] * FT[4 * P2 + ij] + E1[l] * FT[5 * P2 + ij];
+          if constexpr (DIFF) { // the same lifted with dE_s (the face inner products against dE)
+            const double* FD = FT + 6 * P2;
+            const double* dE0 = tb.dE;
+            const double* dE1 = tb.dE + P;
+            const double dx0 = ts.dE[i], dx1 = ts.dE[P + i], dy0 = ts.dE[j], dy1 = ts.dE[P + j];
+            DG_UNROLL
+            for (int l = 0; l < P; ++l)
+              r[l] += dx0 * FD[j + P * l] + dx1 * FD[P2 + j + P * l] +
+                      dy0 * FD[2 * P2 + i + P * l] + dy1 * FD[3 * P2 + i + P * l] +
+                      dE0[l] * FD[4 * P2 + ij] + dE1[l] * FD[5 * P2 + ij];
+          }
         }
         if (!FINAL) { // R for the weight-adjusted inverse mass
           DG_UNROLL
@@ -397,45 +579,45 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
       double* scratch = static_cast<double*>(
-          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles(ne)));
-      if constexpr (level0) scratch = shared_space(scratch);
+          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles<DIFF>(ne)));
+      if constexpr (level0<DIFF>) scratch = shared_space(scratch);
       // ts: the tables in team scratch; tb: B, D, E from the constant bank where that applies.
       const Tables ts = load_tables(team, scratch, tables, points);
-      const Tables tb = constant_tables ? Tables{ct.B, ct.D, ct.E, ts.dE, ts.w, ts.x} : ts;
+      const Tables tb = constant_tables ? Tables{ct.B, ct.D, ct.E, ct.dE, ts.w, ts.x} : ts;
       double* base = scratch + TAB;
       const int bi = team.league_rank(), e0 = bi * ne, nl = batch(bi);
       load(team, base, bi);
       team.team_barrier();
       if (traces_only) {
-        emit(team, tb.E, base, e0, nl);
+        emit(team, tb, base, e0, nl);
         return;
       }
 
-      // 1. z-backward T1(i, j, c) into A; own face coefficients into FC.
+      // 1. z-backward T1(i, j, c) into A (diffusion: also against D, the second half); own face
+      //    coefficients into FC.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
         const int k = idx / P2, ij = idx % P2, i = ij % P, j = ij / P;
         double* S = base + k * ED;
         const double* U = S + OU;
         to_points(tb.B, U + ij, P2, S + OA + ij, P2);
-        double* FC = S + OF;
-        face_pair<0>(U, i, j, tb.E, FC[ij], FC[P2 + ij]);
-        face_pair<1>(U, i, j, tb.E, FC[2 * P2 + ij], FC[3 * P2 + ij]);
-        face_pair<2>(U, i, j, tb.E, FC[4 * P2 + ij], FC[5 * P2 + ij]);
+        if constexpr (DIFF) to_points(tb.D, U + ij, P2, S + OA + P2 * Q + ij, P2);
+        face_coefficients(U, i, j, tb, S + OF);
       });
       team.team_barrier();
 
-      // 2. y-backward T2(i, b, c) into BQ; face coefficients to points along b: s(a, be)
-      //    (own at S, neighbour's at S + 6 P Q).
+      // 2. y-backward T2(i, b, c) into BQ (diffusion: D T1 and B T1_D into H); face coefficients
+      //    to points along b.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
         const int k = idx / (P * Q), ic = idx % (P * Q), i = ic % P, c = ic / P;
         double* S = base + k * ED;
-        to_points(tb.B, S + OA + i + P2 * c, P, S + OB + i + PP * Q * c, PP);
+        const double* T1 = S + OA + i + P2 * c;
+        to_points(tb.B, T1, P, S + OB + i + PP * Q * c, PP);
+        if constexpr (DIFF) { // the s- and t-derivatives' inputs into H
+          to_points(tb.D, T1, P, S + OH + i + PP * Q * c, PP);
+          to_points(tb.B, T1 + P2 * Q, P, S + OH + PP * Q2 + i + PP * Q * c, PP);
+        }
       });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 12 * P), [&](int idx) {
-        const int k = idx / (12 * P), h = (idx / P) % 12, a = idx % P; // h: side * 6 + f
-        double* S = base + k * ED;
-        to_points(tb.B, S + OF + h * P2 + a, P, S + OS + h * PP * Q + a, PP);
-      });
+      faces_along_b(team, tb, base, nl);
       team.team_barrier();
 
       // 3. Volume: x-backward, w C u, x-inner products H_0 (D), H_1, H_2 (B); faces: values,
@@ -449,16 +631,43 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         for (int i = 0; i < P; ++i)
           v[i] = T2[i];
         double C0[Q], C1[Q], C2[Q];
-        contravariant(e, S + OG, tb, b, c, C0, C1, C2);
-        DG_UNROLL
-        for (int a = 0; a < Q; ++a) {
-          double s = 0.0;
+        if constexpr (DIFF) {
+          // w (C u - G grad_r u) with C, G from qvol (stored geometry).
+          double vs[P], vt[P];
           DG_UNROLL
-          for (int i = 0; i < P; ++i)
-            s += tb.B[a * P + i] * v[i];
-          C0[a] *= s;
-          C1[a] *= s;
-          C2[a] *= s;
+          for (int i = 0; i < P; ++i) {
+            vs[i] = S[OH + PP * bc + i];
+            vt[i] = S[OH + PP * Q2 + PP * bc + i];
+          }
+          const double wbc = tb.w[b] * tb.w[c];
+          DG_UNROLL
+          for (int a = 0; a < Q; ++a) {
+            double s = 0.0, sr = 0.0, ss = 0.0, st = 0.0;
+            DG_UNROLL
+            for (int i = 0; i < P; ++i) {
+              s += tb.B[a * P + i] * v[i];
+              sr += tb.D[a * P + i] * v[i];
+              ss += tb.B[a * P + i] * vs[i];
+              st += tb.B[a * P + i] * vt[i];
+            }
+            const double* g = &qvol(e, a + Q * b + Q2 * c, 0);
+            const double w = tb.w[a] * wbc;
+            C0[a] = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
+            C1[a] = w * (g[1] * s - (g[5] * sr + g[7] * ss + g[8] * st));
+            C2[a] = w * (g[2] * s - (g[6] * sr + g[8] * ss + g[9] * st));
+          }
+        } else {
+          contravariant(e, S + OG, tb, b, c, C0, C1, C2);
+          DG_UNROLL
+          for (int a = 0; a < Q; ++a) {
+            double s = 0.0;
+            DG_UNROLL
+            for (int i = 0; i < P; ++i)
+              s += tb.B[a * P + i] * v[i];
+            C0[a] *= s;
+            C1[a] *= s;
+            C2[a] *= s;
+          }
         }
         double* H0 = S + OB + PP * bc; // in place of this thread's own pencil of BQ
         double* H = S + OH + PP * bc;
@@ -476,45 +685,49 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           H[PP * Q2 + i] = h2;
         }
       });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
-        const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
-        double* S = base + k * ED;
-        const double* si = S + OS + f * PP * Q + PP * be;
-        const double* so = si + 6 * PP * Q;
-        double vi[P], vo[P];
-        DG_UNROLL
-        for (int a = 0; a < P; ++a) {
-          vi[a] = si[a];
-          vo[a] = so[a];
-        }
-        const int type = ftype(e, f);
-        const int slot = nbr(e, f);
-        double phi[Q];
-        DG_UNROLL
-        for (int al = 0; al < Q; ++al) {
-          double uin = 0.0, uout = 0.0;
+      if constexpr (DIFF) {
+        face_fluxes(team, tb, base, e0, nl);
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+          const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
+          double* S = base + k * ED;
+          const double* si = S + OS + f * PP * Q + PP * be;
+          const double* so = si + 6 * PP * Q;
+          double vi[P], vo[P];
           DG_UNROLL
           for (int a = 0; a < P; ++a) {
-            uin += tb.B[al * P + a] * vi[a];
-            uout += tb.B[al * P + a] * vo[a];
+            vi[a] = si[a];
+            vo[a] = so[a];
           }
-          const double an = normal_velocity(e, S + OG, tb, f, al, be);
-          if (type != face_local && type != face_ghost) {
-            const bool weak = type == face_dirichlet || (type == face_inflow && an < 0.0);
-            uout = weak ? bdata(slot, al + Q * be) : uin;
-          }
-          phi[al] = -physics::upwind_flux(an, uin, uout) * tb.w[al] * tb.w[be];
-        }
-        double* FR = S + OF + f * PP * Q + PP * be; // FR(a, be)
-        DG_UNROLL
-        for (int a = 0; a < P; ++a) {
-          double s = 0.0;
+          const int type = ftype(e, f);
+          const int slot = nbr(e, f);
+          double phi[Q];
           DG_UNROLL
-          for (int al = 0; al < Q; ++al)
-            s += tb.B[al * P + a] * phi[al];
-          FR[a] = s;
-        }
-      });
+          for (int al = 0; al < Q; ++al) {
+            double uin = 0.0, uout = 0.0;
+            DG_UNROLL
+            for (int a = 0; a < P; ++a) {
+              uin += tb.B[al * P + a] * vi[a];
+              uout += tb.B[al * P + a] * vo[a];
+            }
+            const double an = normal_velocity(e, S + OG, tb, f, al, be);
+            if (type != face_local && type != face_ghost) {
+              const bool weak = type == face_dirichlet || (type == face_inflow && an < 0.0);
+              uout = weak ? bdata(slot, al + Q * be) : uin;
+            }
+            phi[al] = -physics::upwind_flux(an, uin, uout) * tb.w[al] * tb.w[be];
+          }
+          double* FR = S + OF + f * PP * Q + PP * be; // FR(a, be)
+          DG_UNROLL
+          for (int a = 0; a < P; ++a) {
+            double s = 0.0;
+            DG_UNROLL
+            for (int al = 0; al < Q; ++al)
+              s += tb.B[al * P + a] * phi[al];
+            FR[a] = s;
+          }
+        });
+      }
       team.team_barrier();
 
       // 4. y-inner products Ka = B H_0 + D H_1, Kb = B H_2 (into A); face inner products
@@ -543,11 +756,38 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           S[OA + P2 * Q + i + P * j + P2 * c] = kb;
         }
       });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
-        const int k = idx / (6 * P), f = (idx / P) % 6, a = idx % P;
-        double* S = base + k * ED;
-        to_modes(tb.B, S + OF + f * PP * Q + a, PP, S + OS + f * P2 + a, P);
-      });
+      if constexpr (DIFF) {
+        // FT_E(a, j) = sum_be B(be, j) FR0 + D(be, j) FR3, FT_dE(a, j) = sum_be B(be, j) FR1.
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
+          const int k = idx / (6 * P), f = (idx / P) % 6, a = idx % P;
+          double* S = base + k * ED;
+          const double* r0 = S + OF + f * PP * Q + a;
+          double x0[Q], x3[Q], x1[Q];
+          DG_UNROLL
+          for (int be = 0; be < Q; ++be) {
+            x0[be] = r0[PP * be];
+            x3[be] = r0[6 * PP * Q + PP * be];
+            x1[be] = r0[12 * PP * Q + PP * be];
+          }
+          DG_UNROLL
+          for (int j = 0; j < P; ++j) {
+            double te = 0.0, td = 0.0;
+            DG_UNROLL
+            for (int be = 0; be < Q; ++be) {
+              te += tb.B[be * P + j] * x0[be] + tb.D[be * P + j] * x3[be];
+              td += tb.B[be * P + j] * x1[be];
+            }
+            S[OS + f * P2 + a + P * j] = te;
+            S[OS + 6 * P2 + f * P2 + a + P * j] = td;
+          }
+        });
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
+          const int k = idx / (6 * P), f = (idx / P) % 6, a = idx % P;
+          double* S = base + k * ED;
+          to_modes(tb.B, S + OF + f * PP * Q + a, PP, S + OS + f * P2 + a, P);
+        });
+      }
       team.team_barrier();
 
       // 5. z-inner products and the lifted face terms; affine: 1/|J| and the update.
@@ -560,7 +800,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
       if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
         team.team_barrier();
-        emit(team, tb.E, base, e0, nl);
+        emit(team, tb, base, e0, nl);
       }
     }
 
@@ -617,11 +857,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
   /// Elements per team: KernelVariant::qpencil_elems, by default on GPUs 2 up to p = 4, else 1,
   /// as many as fit in level-0 scratch; one on CPUs.
+  template <bool DIFF>
   static int elems_per_team(const KernelVariant& v) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1.
     int ne = v.qpencil_elems > 0 ? v.qpencil_elems : (Q2 <= 36 ? 2 : 1);
-    while (level0 && ne > 1 && scratch_bytes(ne) > level0_max_bytes)
+    while (level0<DIFF> && ne > 1 && scratch_bytes<DIFF>(ne) > level0_max_bytes)
       --ne;
     return ne;
 #else
@@ -630,26 +871,52 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   }
 
   /// One launch: the stage (traces_only = false, emitted traces into `out` = a.trace_out) or
-  /// the modal traces of block.u into `out`.
+  /// the traces of block.u into `out`.
   static void launch(const StageArgs& a, bool traces_only, const View4& out) {
+    if (a.pde.diffusion.nu > 0.0)
+      launch_as<true>(a, traces_only, out);
+    else
+      launch_as<false>(a, traces_only, out);
+  }
+
+  template <bool DIFF>
+  static void launch_as(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
-    const int ne = elems_per_team(a.variant);
-    Stage k{b.u,        b.reg,
-            b.verts,    b.vgeo,
-            b.ghost,    b.fgeo,
-            b.trace,    out,
-            b.ftype,    b.nbr,
-            b.nbr_face, b.orient,
-            a.elems,    a.points,
-            b.tables,   b.bdata,
-            b.source,   a.qvol,
-            a.qface,    {a.pde.advection.a[0], a.pde.advection.a[1], a.pde.advection.a[2]},
-            a.ep,       a.qgeometry,
-            b.affine,   traces_only,
-            ne,         a.elems_first,
-            0,          {}};
+    const int ne = elems_per_team<DIFF>(a.variant);
+    DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored,
+              "quadrature pencil path: diffusion needs the stored geometry");
+    Stage<DIFF> k;
+    k.u = b.u;
+    k.reg = b.reg;
+    k.verts = b.verts;
+    k.vgeo = b.vgeo;
+    k.ghost = b.ghost;
+    k.fgeo = b.fgeo;
+    k.trace = b.trace;
+    k.trace_out = out;
+    k.ftype = b.ftype;
+    k.nbr = b.nbr;
+    k.nbr_face = b.nbr_face;
+    k.orient = b.orient;
+    k.elems = a.elems;
+    k.points = a.points;
+    k.tables = b.tables;
+    k.bdata = b.bdata;
+    k.source = b.source;
+    k.tau = b.tau;
+    k.qvol = a.qvol;
+    k.qface = a.qface;
+    for (int d = 0; d < 3; ++d)
+      k.vel[d] = a.pde.advection.a[d];
+    k.eta = a.pde.diffusion.eta;
+    k.ep = a.ep;
+    k.geometry = a.qgeometry;
+    k.affine = b.affine;
+    k.traces_only = traces_only;
+    k.ne = ne;
+    k.first = a.elems_first;
     if constexpr (constant_tables) k.ct = const_tables();
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= bounds_max_order) {
@@ -675,18 +942,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int bounds_max_order = 8;
   static constexpr int min_blocks_default = P <= 5 ? 5 : 4;
 
-  template <int MINB>
-  static void run(Stage& k, int n, int ne, const KernelVariant& v, bool traces_only) {
+  template <int MINB, bool DIFF>
+  static void run(Stage<DIFF>& k, int n, int ne, const KernelVariant& v, bool traces_only) {
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
-    const size_t bytes = scratch_bytes(ne);
+    const size_t bytes = scratch_bytes<DIFF>(ne);
     int threads = v.team_size;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
 #endif
-    const Pol pol = policy<Q, Stage, Pol>((n + ne - 1) / ne, bytes, k, threads, level0_max_bytes);
+    const Pol pol =
+        policy<Q, Stage<DIFF>, Pol>((n + ne - 1) / ne, bytes, k, threads, level0_max_bytes);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    DG_VERIFY(!level0 || k.level == 0,
+    DG_VERIFY(!level0<DIFF> || k.level == 0,
               "quadrature pencil kernel (p = " << P - 1 << "): " << bytes
                                                << " bytes of team scratch are not level 0");
 #endif
