@@ -69,8 +69,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// against E and dE, 12 P^2); A (z-backward: 1, diffusion 2 of P^2 Q; then the y-inner
   /// products 2 P^2 Q); BQ (U, then the x-backward input P Q^2, then in place the x-inner
   /// products against D); H (diffusion: the derivatives' x-backward inputs 2 P Q^2; the other
-  /// two x-inner products 2 P Q^2, then R). p = 5: 20.6 KB, with diffusion 24.1 KB; p = 7:
-  /// 40.8 KB, with diffusion 46.5 KB.
+  /// two x-inner products 2 P Q^2, then R). p = 5: 20.6 KB, with diffusion 26.6 KB; p = 7:
+  /// 40.8 KB, with diffusion 50.2 KB (beyond level 0: global-memory scratch).
   /// Pencils of P values that neighbouring threads read or write side by side (BQ, H, the
   /// face values) are PP apart, P + 1 where P is even, so that they fall on different
   /// shared-memory banks.
@@ -393,82 +393,82 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
     }
 
-    /// Diffusion: this side's u and (J^-1 n) . grad_r u at the Q points (al, be) of face f, from
-    /// the rows be of E B, E D and dE B along b (S) and qface.
-    KOKKOS_FORCEINLINE_FUNCTION void face_point_values(int e, const double* S, int f, int be,
-                                                       const Tables& tb, double uin[Q],
-                                                       double gin[Q]) const {
+    /// Diffusion: row be of face f's E B, E D and dE B along b (S) into registers.
+    KOKKOS_FORCEINLINE_FUNCTION static void face_row(const double* S, int f, int be, double v0[P],
+                                                     double v1[P], double v2[P]) {
       const double* s0 = S + OS + f * PP * Q + PP * be;
-      double v0[P], v1[P], v2[P];
       DG_UNROLL
       for (int a = 0; a < P; ++a) {
         v0[a] = s0[a];
         v1[a] = s0[6 * PP * Q + a];
         v2[a] = s0[12 * PP * Q + a];
       }
-      const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
+    }
+    /// ... and from them this side's u and (J^-1 n) . grad_r u at face point (al, be) (g: its
+    /// qface row).
+    KOKKOS_FORCEINLINE_FUNCTION static void face_point(const double v0[P], const double v1[P],
+                                                       const double v2[P], const double* g, int f,
+                                                       int al, const Tables& tb, double& u,
+                                                       double& gn) {
+      double v = 0.0, ga = 0.0, gb = 0.0, dn = 0.0;
       DG_UNROLL
-      for (int al = 0; al < Q; ++al) {
-        double v = 0.0, ga = 0.0, gb = 0.0, gn = 0.0;
-        DG_UNROLL
-        for (int a = 0; a < P; ++a) {
-          v += tb.B[al * P + a] * v0[a];
-          ga += tb.D[al * P + a] * v0[a];
-          gb += tb.B[al * P + a] * v1[a];
-          gn += tb.B[al * P + a] * v2[a];
-        }
-        const double* g = &qface(e, f, al + Q * be, 0);
-        uin[al] = v;
-        gin[al] = g[2 + d] * gn + g[2 + ta] * ga + g[2 + tbd] * gb;
+      for (int a = 0; a < P; ++a) {
+        v += tb.B[al * P + a] * v0[a];
+        ga += tb.D[al * P + a] * v0[a];
+        gb += tb.B[al * P + a] * v1[a];
+        dn += tb.B[al * P + a] * v2[a];
       }
+      const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
+      u = v;
+      gn = g[2 + d] * dn + g[2 + ta] * ga + g[2 + tbd] * gb;
     }
 
     /// Diffusion, pass 3 on the faces: u and grad u . n on both sides, face_flux at each face
     /// point, the inner products along a into F: FR0 (B against the flux, D against the
     /// a-derivative term), FR3 (B against the b-derivative term), FR1 (B against the normal
-    /// derivative term), each (a, be) of face f at f P Q (+ 6 P Q, + 12 P Q). No barrier.
+    /// derivative term), each (a, be) of face f at f P Q (+ 6 P Q, + 12 P Q). Accumulated point
+    /// by point (fewer live registers than the Q fluxes first). No barrier.
     KOKKOS_INLINE_FUNCTION void face_fluxes(const TeamMember& team, const Tables& tb, double* base,
                                             int e0, int nl) const {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
         const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
         double* S = base + k * ED;
-        double uin[Q], gin[Q];
-        face_point_values(e, S, f, be, tb, uin, gin);
+        double v0[P], v1[P], v2[P], r0[P], r3[P], r1[P];
+        face_row(S, f, be, v0, v1, v2);
+        DG_UNROLL
+        for (int a = 0; a < P; ++a)
+          r0[a] = r3[a] = r1[a] = 0.0;
         const int type = ftype(e, f), nb = nbr(e, f), nf = nbr_face(e, f), o = orient(e, f);
         const double tau_f = eta * tau(e, f);
         const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
         const bool boundary = is_boundary_face(type);
-        double o0[Q], o1[Q], o2[Q], o3[Q];
         DG_UNROLL
         for (int al = 0; al < Q; ++al) {
           const int pt = al + Q * be;
           const double* g = &qface(e, f, pt, 0);
+          double uin, gin;
+          face_point(v0, v1, v2, g, f, al, tb, uin, gin);
           const double geo[7] = {0.0, 0.0, 0.0, g[1], g[2], g[3], g[4]};
           double uout = 0.0, gout = 0.0;
           int ip, jp;
           hex::map_index(o, Q, al, be, ip, jp);
           neighbour_trace(type, trace, ghost, nb, nf, ip + Q * jp, true, uout, gout);
           double out[4] = {0.0, 0.0, 0.0, 0.0};
-          face_flux(type, g[0], g[5], geo, tb.w[al] * tb.w[be], tau_f * g[5], d, ta, tbd, uin[al],
-                    gin[al], uout, gout, boundary ? bdata(nb, pt) : 0.0, out);
-          o0[al] = out[0];
-          o1[al] = out[1];
-          o2[al] = out[2];
-          o3[al] = out[3];
+          face_flux(type, g[0], g[5], geo, tb.w[al] * tb.w[be], tau_f * g[5], d, ta, tbd, uin, gin,
+                    uout, gout, boundary ? bdata(nb, pt) : 0.0, out);
+          DG_UNROLL
+          for (int a = 0; a < P; ++a) {
+            r0[a] += tb.B[al * P + a] * out[0] + tb.D[al * P + a] * out[2];
+            r3[a] += tb.B[al * P + a] * out[3];
+            r1[a] += tb.B[al * P + a] * out[1];
+          }
         }
         double* FR = S + OF + f * PP * Q + PP * be;
         DG_UNROLL
         for (int a = 0; a < P; ++a) {
-          double r0 = 0.0, r3 = 0.0, r1 = 0.0;
-          DG_UNROLL
-          for (int al = 0; al < Q; ++al) {
-            r0 += tb.B[al * P + a] * o0[al] + tb.D[al * P + a] * o2[al];
-            r3 += tb.B[al * P + a] * o3[al];
-            r1 += tb.B[al * P + a] * o1[al];
-          }
-          FR[a] = r0;
-          FR[6 * PP * Q + a] = r3;
-          FR[12 * PP * Q + a] = r1;
+          FR[a] = r0[a];
+          FR[6 * PP * Q + a] = r3[a];
+          FR[12 * PP * Q + a] = r1[a];
         }
       });
     }
@@ -489,12 +489,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
           const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
-          double uin[Q], gin[Q];
-          face_point_values(e, base + k * ED, f, be, tb, uin, gin);
+          double v0[P], v1[P], v2[P];
+          face_row(base + k * ED, f, be, v0, v1, v2);
           DG_UNROLL
           for (int al = 0; al < Q; ++al) {
-            trace_out(e, f, al + Q * be, 0) = uin[al];
-            trace_out(e, f, al + Q * be, 1) = gin[al];
+            double uv, gn;
+            face_point(v0, v1, v2, &qface(e, f, al + Q * be, 0), f, al, tb, uv, gn);
+            trace_out(e, f, al + Q * be, 0) = uv;
+            trace_out(e, f, al + Q * be, 1) = gn;
           }
         });
         return;
@@ -920,8 +922,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     if constexpr (constant_tables) k.ct = const_tables();
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= bounds_max_order) {
-      const int m =
-          a.variant.qpencil_min_blocks >= 0 ? a.variant.qpencil_min_blocks : min_blocks_default;
+      const int m = a.variant.qpencil_min_blocks >= 0
+                        ? a.variant.qpencil_min_blocks
+                        : (DIFF ? min_blocks_diffusion : min_blocks_default);
       DG_VERIFY(m == 0 || m == 4 || m == 5 || m == 6 || m == 8,
                 "qpencil_min_blocks " << m << ": valid are 0, 4, 5, 6, 8");
       if (m == 4) return run<4>(k, n, ne, a.variant, traces_only);
@@ -941,6 +944,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// 4 (1.1 to 1.6x over none; p = 8 not measured).
   static constexpr int bounds_max_order = 8;
   static constexpr int min_blocks_default = P <= 5 ? 5 : 4;
+  /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): 4 at
+  /// p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none).
+  static constexpr int min_blocks_diffusion = P - 1 == 4 || P - 1 == 7 ? 4 : 0;
 
   template <int MINB, bool DIFF>
   static void run(Stage<DIFF>& k, int n, int ne, const KernelVariant& v, bool traces_only) {
