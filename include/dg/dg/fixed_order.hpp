@@ -55,8 +55,8 @@ struct StageArgs {
   View2 modal_bdata;
   /// elems(i) = elems_first + i where the list is a contiguous range (-1: not known to be).
   int elems_first = -1;
-  /// The quadrature path in pencil form (advection on every block the modal path does not
-  /// take; traces in modal form); see DGOperator::quadrature_pencil_path().
+  /// The quadrature path in pencil form (every block the modal path does not take; traces in
+  /// modal form, with diffusion nodal); see DGOperator::quadrature_pencil_path().
   bool qpencil = false;
   PencilGeometry qgeometry = PencilGeometry::record;
   /// Its per-point tables (stored geometry, quadrature_pencil_tables).

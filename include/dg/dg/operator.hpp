@@ -100,9 +100,10 @@ struct KernelVariant {
   bool modal_with_diffusion(int order) const {
     return modal_diffusion && order <= modal_diffusion_max_order;
   }
-  /// Advection on blocks the modal path does not take (non-affine and curved elements,
-  /// velocity fields, Dirichlet and inflow faces): the quadrature path in pencil form
-  /// (QuadraturePencilPath); false: the quadrature path one element per team.
+  /// Blocks the modal path does not take (non-affine and curved elements, velocity fields,
+  /// Dirichlet and inflow faces): the quadrature path in pencil form (QuadraturePencilPath;
+  /// advection, and advection-diffusion at q = p + 2); false: the quadrature path one element
+  /// per team.
   bool quadrature_pencil = true;
   /// ... its elements per team (0: by order on GPUs, 1 on CPUs).
   int qpencil_elems = 0;
@@ -147,8 +148,9 @@ public:
   bool uses_fixed_kernels() const;
   /// Whether the stage and its traces take the quadrature-free affine path.
   bool modal_path() const;
-  /// Whether they take the quadrature path in pencil form (advection without Neumann faces,
-  /// constant velocity or a velocity field, on blocks the modal path does not take).
+  /// Whether they take the quadrature path in pencil form (a constant velocity, the rotation
+  /// or a velocity field, on blocks the modal path does not take; advection without Neumann
+  /// faces, advection-diffusion at q = p + 2 with any boundary).
   bool quadrature_pencil_path() const;
   /// ... and its geometry there (dg/dg/fixed_order.hpp).
   fixed::PencilGeometry quadrature_pencil_geometry() const;

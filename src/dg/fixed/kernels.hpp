@@ -6,7 +6,7 @@
 //   contract.hpp            contractions and Tensor<P, Q> (tables, 3-D and face transforms)
 //   device.hpp              unrolling, shared-memory pointers, asynchronous copies, team policy
 //   quadrature_stage.hpp    the quadrature path (any element, any velocity, Dirichlet faces)
-//   quadrature_pencil_stage.hpp  the quadrature path in pencil form (advection)
+//   quadrature_pencil_stage.hpp  the quadrature path in pencil form (advection, SIPG diffusion)
 //   modal_records.hpp       records, neighbour words and fields of the modal kernels
 //   modal_pencil_stage.hpp  the modal path in pencil form (the solver's kernel on affine blocks)
 //   modal_entry_stage.hpp   the modal path entry-wise (a measured baseline)

@@ -945,7 +945,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int bounds_max_order = 8;
   static constexpr int min_blocks_default = P <= 5 ? 5 : 4;
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): 4 at
-  /// p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none).
+  /// p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none at p = 3..6).
   static constexpr int min_blocks_diffusion = P - 1 == 4 || P - 1 == 7 ? 4 : 0;
 
   template <int MINB, bool DIFF>
