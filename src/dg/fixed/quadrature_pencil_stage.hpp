@@ -442,8 +442,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const double tau_f = eta * tau(e, f);
         const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
         const bool boundary = is_boundary_face(type);
-        DG_UNROLL
-        for (int al = 0; al < Q; ++al) {
+        DG_NO_UNROLL // fewer live registers; the table rows are the same for every thread
+            for (int al = 0; al < Q; ++al) {
           const int pt = al + Q * be;
           const double* g = &qface(e, f, pt, 0);
           double uin, gin;
@@ -632,17 +632,21 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int i = 0; i < P; ++i)
           v[i] = T2[i];
-        double C0[Q], C1[Q], C2[Q];
+        double* H0 = S + OB + PP * bc; // in place of this thread's own pencil of BQ
+        double* H = S + OH + PP * bc;
         if constexpr (DIFF) {
-          // w (C u - G grad_r u) with C, G from qvol (stored geometry).
-          double vs[P], vt[P];
+          // w (C u - G grad_r u) with C, G from qvol (stored geometry), point by point into the
+          // x-inner products (a not unrolled on GPUs: fewer live registers; the table rows
+          // are the same for every thread).
+          double vs[P], vt[P], h0[P], h1[P], h2[P];
           DG_UNROLL
           for (int i = 0; i < P; ++i) {
-            vs[i] = S[OH + PP * bc + i];
-            vt[i] = S[OH + PP * Q2 + PP * bc + i];
+            vs[i] = H[i];
+            vt[i] = H[PP * Q2 + i];
+            h0[i] = h1[i] = h2[i] = 0.0;
           }
           const double wbc = tb.w[b] * tb.w[c];
-          DG_UNROLL
+          DG_NO_UNROLL
           for (int a = 0; a < Q; ++a) {
             double s = 0.0, sr = 0.0, ss = 0.0, st = 0.0;
             DG_UNROLL
@@ -654,11 +658,24 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             }
             const double* g = &qvol(e, a + Q * b + Q2 * c, 0);
             const double w = tb.w[a] * wbc;
-            C0[a] = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
-            C1[a] = w * (g[1] * s - (g[5] * sr + g[7] * ss + g[8] * st));
-            C2[a] = w * (g[2] * s - (g[6] * sr + g[8] * ss + g[9] * st));
+            const double f0 = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
+            const double f1 = w * (g[1] * s - (g[5] * sr + g[7] * ss + g[8] * st));
+            const double f2 = w * (g[2] * s - (g[6] * sr + g[8] * ss + g[9] * st));
+            DG_UNROLL
+            for (int i = 0; i < P; ++i) {
+              h0[i] += tb.D[a * P + i] * f0;
+              h1[i] += tb.B[a * P + i] * f1;
+              h2[i] += tb.B[a * P + i] * f2;
+            }
+          }
+          DG_UNROLL
+          for (int i = 0; i < P; ++i) {
+            H0[i] = h0[i];
+            H[i] = h1[i];
+            H[PP * Q2 + i] = h2[i];
           }
         } else {
+          double C0[Q], C1[Q], C2[Q];
           contravariant(e, S + OG, tb, b, c, C0, C1, C2);
           DG_UNROLL
           for (int a = 0; a < Q; ++a) {
@@ -670,21 +687,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             C1[a] *= s;
             C2[a] *= s;
           }
-        }
-        double* H0 = S + OB + PP * bc; // in place of this thread's own pencil of BQ
-        double* H = S + OH + PP * bc;
-        DG_UNROLL
-        for (int i = 0; i < P; ++i) {
-          double h0 = 0.0, h1 = 0.0, h2 = 0.0;
           DG_UNROLL
-          for (int a = 0; a < Q; ++a) {
-            h0 += tb.D[a * P + i] * C0[a];
-            h1 += tb.B[a * P + i] * C1[a];
-            h2 += tb.B[a * P + i] * C2[a];
+          for (int i = 0; i < P; ++i) {
+            double h0 = 0.0, h1 = 0.0, h2 = 0.0;
+            DG_UNROLL
+            for (int a = 0; a < Q; ++a) {
+              h0 += tb.D[a * P + i] * C0[a];
+              h1 += tb.B[a * P + i] * C1[a];
+              h2 += tb.B[a * P + i] * C2[a];
+            }
+            H0[i] = h0;
+            H[i] = h1;
+            H[PP * Q2 + i] = h2;
           }
-          H0[i] = h0;
-          H[i] = h1;
-          H[PP * Q2 + i] = h2;
         }
       });
       if constexpr (DIFF) {
