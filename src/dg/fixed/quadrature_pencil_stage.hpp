@@ -169,6 +169,24 @@ struct QuadraturePencilPath : Tensor<P, Q> {
            v[2] * (a[0] * b[1] - a[1] * b[0]);
   }
 
+  /// The point loops of the diffusion passes (x-pass volume points, face points along a): not
+  /// unrolled on GPUs from p = 5 (fewer live registers: the p = 5 kernel without launch bounds
+  /// takes 162 registers instead of 254; 1.07 to 1.5x per stage at p = 5..7), unrolled below
+  /// (p = 3: 0.73x not unrolled). The table rows they read are the same for every thread.
+  static constexpr bool roll_points = P >= 6;
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION static void for_points(const F& f) {
+    if constexpr (roll_points) {
+      DG_NO_UNROLL
+      for (int a = 0; a < Q; ++a)
+        f(a);
+    } else {
+      DG_UNROLL
+      for (int a = 0; a < Q; ++a)
+        f(a);
+    }
+  }
+
   /// B, D and E by value: the Stage carries them on GPUs (constant_tables).
   struct ConstTables {
     double B[Q * P], D[Q * P], E[2 * P], dE[2 * P];
@@ -442,8 +460,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const double tau_f = eta * tau(e, f);
         const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
         const bool boundary = is_boundary_face(type);
-        DG_NO_UNROLL // fewer live registers; the table rows are the same for every thread
-            for (int al = 0; al < Q; ++al) {
+        for_points([&](int al) {
           const int pt = al + Q * be;
           const double* g = &qface(e, f, pt, 0);
           double uin, gin;
@@ -462,7 +479,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             r3[a] += tb.B[al * P + a] * out[3];
             r1[a] += tb.B[al * P + a] * out[1];
           }
-        }
+        });
         double* FR = S + OF + f * PP * Q + PP * be;
         DG_UNROLL
         for (int a = 0; a < P; ++a) {
@@ -636,8 +653,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         double* H = S + OH + PP * bc;
         if constexpr (DIFF) {
           // w (C u - G grad_r u) with C, G from qvol (stored geometry), point by point into the
-          // x-inner products (a not unrolled on GPUs: fewer live registers; the table rows
-          // are the same for every thread).
+          // x-inner products (for_points).
           double vs[P], vt[P], h0[P], h1[P], h2[P];
           DG_UNROLL
           for (int i = 0; i < P; ++i) {
@@ -646,8 +662,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             h0[i] = h1[i] = h2[i] = 0.0;
           }
           const double wbc = tb.w[b] * tb.w[c];
-          DG_NO_UNROLL
-          for (int a = 0; a < Q; ++a) {
+          for_points([&](int a) {
             double s = 0.0, sr = 0.0, ss = 0.0, st = 0.0;
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
@@ -667,7 +682,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
               h1[i] += tb.B[a * P + i] * f1;
               h2[i] += tb.B[a * P + i] * f2;
             }
-          }
+          });
           DG_UNROLL
           for (int i = 0; i < P; ++i) {
             H0[i] = h0[i];
@@ -890,10 +905,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// One launch: the stage (traces_only = false, emitted traces into `out` = a.trace_out) or
   /// the traces of block.u into `out`.
   static void launch(const StageArgs& a, bool traces_only, const View4& out) {
-    if (a.pde.diffusion.nu > 0.0)
+    if (a.pde.diffusion.nu == 0.0) return launch_as<false>(a, traces_only, out);
+    // Diffusion at q = p + 2 only (DGOperator::quadrature_pencil_path): no kernel for Q = P.
+    if constexpr (Q == P + 1)
       launch_as<true>(a, traces_only, out);
     else
-      launch_as<false>(a, traces_only, out);
+      DG_VERIFY(false, "quadrature pencil path: diffusion at q = p + 2 only (q = " << Q << ")");
   }
 
   template <bool DIFF>
