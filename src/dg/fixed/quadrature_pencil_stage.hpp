@@ -170,10 +170,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   }
 
   /// The point loops of the diffusion passes (x-pass volume points, face points along a): not
-  /// unrolled on GPUs from p = 5 (fewer live registers: the p = 5 kernel without launch bounds
-  /// takes 162 registers instead of 254; 1.07 to 1.5x per stage at p = 5..7), unrolled below
-  /// (p = 3: 0.73x not unrolled). The table rows they read are the same for every thread.
-  static constexpr bool roll_points = P >= 6;
+  /// unrolled on GPUs from p = 4 (fewer live registers: the p = 5 kernel without launch bounds
+  /// takes 162 registers instead of 254; per stage on the H100 1.11x at p = 4, 1.07x at p = 5,
+  /// 1.5x at p = 6, 1.2x at p = 7), unrolled at p <= 3 (p = 3: 0.71x not unrolled). The table
+  /// rows they read are the same for every thread.
+  static constexpr bool roll_points = P >= 5;
   template <class F>
   KOKKOS_FORCEINLINE_FUNCTION static void for_points(const F& f) {
     if constexpr (roll_points) {
