@@ -341,6 +341,20 @@ output: {snapshots: false, quiet: true, directory: test_out}
   }
 }
 
+namespace {
+/// The right-hand sides of two pencil variants against the reference `ref`: every element, the
+/// elements in reverse order (the second variant), the contiguous tail from element 5.
+void check_right_hand_sides(Solver& s, const KernelVariant& pencil, const KernelVariant& pencil3,
+                            const std::vector<double>& ref) {
+  CHECK(rel_diff(rhs_with(s, pencil), ref) < 1e-12);
+  CHECK(rel_diff(rhs_with(s, pencil3), ref) < 1e-12);
+  CHECK(rel_diff(rhs_reversed(s, pencil3), ref) < 1e-12);
+  const int nm = s.block().nmodes;
+  CHECK(rel_diff(rhs_tail(s, pencil3, 5), std::vector<double>(ref.begin() + 5 * nm, ref.end())) <
+        1e-12);
+}
+} // namespace
+
 TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[unit][fixed]") {
   // Advection on every geometry it takes: warped trilinear elements with shuffled vertex
   // numbering (every orientation code; trilinear geometry), an affine box with a velocity field
@@ -401,12 +415,7 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
         CHECK((g == fixed::PencilGeometry::stored || g == fixed::PencilGeometry::record));
         s.op().set_variant(pencil3);
         CHECK(s.op().quadrature_pencil_geometry() == c.geometry);
-        CHECK(rel_diff(rhs_with(s, pencil), ref) < 1e-12);
-        CHECK(rel_diff(rhs_with(s, pencil3), ref) < 1e-12);
-        CHECK(rel_diff(rhs_reversed(s, pencil3), ref) < 1e-12);
-        const int nm = s.block().nmodes;
-        CHECK(rel_diff(rhs_tail(s, pencil3, 5),
-                       std::vector<double>(ref.begin() + 5 * nm, ref.end())) < 1e-12);
+        check_right_hand_sides(s, pencil, pencil3, ref);
         // LSRK steps: the stages emit the modal traces the next stage reads.
         const auto modes = steps_with(cfg, {&generic, &pencil, &pencil3});
         CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
@@ -460,12 +469,7 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
       INFO(c.first << (c.second.empty() ? "" : " " + c.second[0]) << ", p = " << p);
       REQUIRE(s.op().quadrature_pencil_path());
       CHECK(s.op().quadrature_pencil_geometry() == fixed::PencilGeometry::stored);
-      CHECK(rel_diff(rhs_with(s, pencil), ref) < 1e-12);
-      CHECK(rel_diff(rhs_with(s, pencil3), ref) < 1e-12);
-      CHECK(rel_diff(rhs_reversed(s, pencil3), ref) < 1e-12);
-      const int nm = s.block().nmodes;
-      CHECK(rel_diff(rhs_tail(s, pencil3, 5),
-                     std::vector<double>(ref.begin() + 5 * nm, ref.end())) < 1e-12);
+      check_right_hand_sides(s, pencil, pencil3, ref);
       // LSRK steps: the stages emit the nodal traces the next stage reads.
       const auto modes = steps_with(cfg, {&generic, &pencil, &pencil3, &quadrature});
       CHECK(rel_diff(modes[1], modes[0]) < 1e-12);

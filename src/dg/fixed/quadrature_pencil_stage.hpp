@@ -412,6 +412,21 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
     }
 
+    /// Diffusion, at point a of three pencils v, w1, w2 (P modes each): B v, D v (the derivative
+    /// along the pencil), B w1, B w2.
+    KOKKOS_FORCEINLINE_FUNCTION static void point_values(const Tables& tb, int a, const double v[P],
+                                                         const double w1[P], const double w2[P],
+                                                         double& s, double& sd, double& s1,
+                                                         double& s2) {
+      s = sd = s1 = s2 = 0.0;
+      DG_UNROLL
+      for (int i = 0; i < P; ++i) {
+        s += tb.B[a * P + i] * v[i];
+        sd += tb.D[a * P + i] * v[i];
+        s1 += tb.B[a * P + i] * w1[i];
+        s2 += tb.B[a * P + i] * w2[i];
+      }
+    }
     /// Diffusion: row be of face f's E B, E D and dE B along b (S) into registers.
     KOKKOS_FORCEINLINE_FUNCTION static void face_row(const double* S, int f, int be, double v0[P],
                                                      double v1[P], double v2[P]) {
@@ -429,14 +444,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                        const double v2[P], const double* g, int f,
                                                        int al, const Tables& tb, double& u,
                                                        double& gn) {
-      double v = 0.0, ga = 0.0, gb = 0.0, dn = 0.0;
-      DG_UNROLL
-      for (int a = 0; a < P; ++a) {
-        v += tb.B[al * P + a] * v0[a];
-        ga += tb.D[al * P + a] * v0[a];
-        gb += tb.B[al * P + a] * v1[a];
-        dn += tb.B[al * P + a] * v2[a];
-      }
+      double v, ga, gb, dn;
+      point_values(tb, al, v0, v1, v2, v, ga, gb, dn);
       const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
       u = v;
       gn = g[2 + d] * dn + g[2 + ta] * ga + g[2 + tbd] * gb;
@@ -664,14 +673,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           }
           const double wbc = tb.w[b] * tb.w[c];
           for_points([&](int a) {
-            double s = 0.0, sr = 0.0, ss = 0.0, st = 0.0;
-            DG_UNROLL
-            for (int i = 0; i < P; ++i) {
-              s += tb.B[a * P + i] * v[i];
-              sr += tb.D[a * P + i] * v[i];
-              ss += tb.B[a * P + i] * vs[i];
-              st += tb.B[a * P + i] * vt[i];
-            }
+            double s, sr, ss, st;
+            point_values(tb, a, v, vs, vt, s, sr, ss, st);
             const double* g = &qvol(e, a + Q * b + Q2 * c, 0);
             const double w = tb.w[a] * wbc;
             const double f0 = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
