@@ -149,8 +149,7 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
             int m = 4;
             for (int d = 0; d < 3; ++d)
               for (int d2 = d; d2 < 3; ++d2)
-                qv(e, pt, m++) = s * (A[3 * d] * A[3 * d2] + A[3 * d + 1] * A[3 * d2 + 1] +
-                                      A[3 * d + 2] * A[3 * d2 + 2]);
+                qv(e, pt, m++) = s * adjugate_gram(A, d, d2);
           }
         }
         for (int f = 0; f < 6; ++f)

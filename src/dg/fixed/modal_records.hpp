@@ -13,6 +13,11 @@
 
 namespace dg::fixed {
 
+/// Entry (d, dp) of adj adj^T for the adjugate A (row-major, 3 x 3).
+KOKKOS_INLINE_FUNCTION double adjugate_gram(const double* A, int d, int dp) {
+  return A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] + A[3 * d + 2] * A[3 * dp + 2];
+}
+
 /// The volume part of a modal kernel's per-element record from the affine metric vgeo(e, 0, :)
 /// (adj J row-major, then |J|): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|, with diffusion [4..12]
 /// G = adj adj^T / |J|.
@@ -27,9 +32,7 @@ KOKKOS_INLINE_FUNCTION void volume_record(const View3& vgeo, int e, const double
   if (diffusion)
     for (int d = 0; d < 3; ++d)
       for (int dp = 0; dp < 3; ++dp)
-        rec[4 + 3 * d + dp] =
-            (A[3 * d] * A[3 * dp] + A[3 * d + 1] * A[3 * dp + 1] + A[3 * d + 2] * A[3 * dp + 2]) /
-            A[9];
+        rec[4 + 3 * d + dp] = adjugate_gram(A, d, dp) / A[9];
 }
 
 /// Face f's part of a modal kernel's record: [0] a . n, [1] dS, with diffusion [2..4]

@@ -151,6 +151,32 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
   }
 
+  /// Three pencils of Q points to modes against B and D: o0[j so] = sum_b B(b, j) x[b si] +
+  /// D(b, j) y[b si], o1[j so] = sum_b B(b, j) z[b si], j < P.
+  KOKKOS_FORCEINLINE_FUNCTION static void to_modes_bd(const double* B, const double* D,
+                                                      const double* x, const double* y,
+                                                      const double* z, int si, double* o0,
+                                                      double* o1, int so) {
+    double vx[Q], vy[Q], vz[Q];
+    DG_UNROLL
+    for (int b = 0; b < Q; ++b) {
+      vx[b] = x[b * si];
+      vy[b] = y[b * si];
+      vz[b] = z[b * si];
+    }
+    DG_UNROLL
+    for (int j = 0; j < P; ++j) {
+      double s0 = 0.0, s1 = 0.0;
+      DG_UNROLL
+      for (int b = 0; b < Q; ++b) {
+        s0 += B[b * P + j] * vx[b] + D[b * P + j] * vy[b];
+        s1 += B[b * P + j] * vz[b];
+      }
+      o0[j * so] = s0;
+      o1[j * so] = s1;
+    }
+  }
+
   /// Columns of the trilinear map's Jacobian at r from its coefficients G (x = G0 + G1 r + G2 s
   /// + G3 t + G4 rs + G5 rt + G6 st + G7 rst, 3 components each).
   KOKKOS_FORCEINLINE_FUNCTION static void columns(const double* G, double r, double s, double t,
@@ -773,24 +799,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         double* S = base + k * ED;
         const double* H0 = S + OB + i + PP * Q * c; // H_0(i, b, c) = H0[PP b]
         const double* H = S + OH + i + PP * Q * c;  // H_d(i, b, c) = H[(d - 1) PP Q^2 + PP b]
-        double h0[Q], h1[Q], h2[Q];
-        DG_UNROLL
-        for (int b = 0; b < Q; ++b) {
-          h0[b] = H0[PP * b];
-          h1[b] = H[PP * b];
-          h2[b] = H[PP * Q2 + PP * b];
-        }
-        DG_UNROLL
-        for (int j = 0; j < P; ++j) {
-          double ka = 0.0, kb = 0.0;
-          DG_UNROLL
-          for (int b = 0; b < Q; ++b) {
-            ka += tb.B[b * P + j] * h0[b] + tb.D[b * P + j] * h1[b];
-            kb += tb.B[b * P + j] * h2[b];
-          }
-          S[OA + i + P * j + P2 * c] = ka;
-          S[OA + P2 * Q + i + P * j + P2 * c] = kb;
-        }
+        double* K = S + OA + i + P2 * c;
+        to_modes_bd(tb.B, tb.D, H0, H, H + PP * Q2, PP, K, K + P2 * Q, P);
       });
       if constexpr (DIFF) {
         // FT_E(a, j) = sum_be B(be, j) FR0 + D(be, j) FR3, FT_dE(a, j) = sum_be B(be, j) FR1.
@@ -798,24 +808,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           const int k = idx / (6 * P), f = (idx / P) % 6, a = idx % P;
           double* S = base + k * ED;
           const double* r0 = S + OF + f * PP * Q + a;
-          double x0[Q], x3[Q], x1[Q];
-          DG_UNROLL
-          for (int be = 0; be < Q; ++be) {
-            x0[be] = r0[PP * be];
-            x3[be] = r0[6 * PP * Q + PP * be];
-            x1[be] = r0[12 * PP * Q + PP * be];
-          }
-          DG_UNROLL
-          for (int j = 0; j < P; ++j) {
-            double te = 0.0, td = 0.0;
-            DG_UNROLL
-            for (int be = 0; be < Q; ++be) {
-              te += tb.B[be * P + j] * x0[be] + tb.D[be * P + j] * x3[be];
-              td += tb.B[be * P + j] * x1[be];
-            }
-            S[OS + f * P2 + a + P * j] = te;
-            S[OS + 6 * P2 + f * P2 + a + P * j] = td;
-          }
+          double* T = S + OS + f * P2 + a;
+          to_modes_bd(tb.B, tb.D, r0, r0 + 6 * PP * Q, r0 + 12 * PP * Q, PP, T, T + 6 * P2, P);
         });
       } else {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
