@@ -25,8 +25,8 @@ KOKKOS_INLINE_FUNCTION int max_pq(int P, int Q) {
 }
 
 /// Scratch level 0 (shared memory) while it fits in 48 KB, level 1 (device memory) beyond.
-TeamPolicy team_policy(int n, size_t scratch_bytes) {
-  TeamPolicy policy(n, Kokkos::AUTO);
+TeamPolicy team_policy(int n, size_t scratch_bytes, const ExecSpace& space = ExecSpace()) {
+  TeamPolicy policy(space, n, Kokkos::AUTO);
   const int level = scratch_bytes <= 48 * 1024 ? 0 : 1;
   return policy.set_scratch_size(level, Kokkos::PerTeam(scratch_bytes));
 }
@@ -452,32 +452,71 @@ void DGOperator::compute_traces() {
   }
 }
 
-void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
+fixed::StageArgs DGOperator::fixed_stage_args(double t, const IView1& elems, const Epilogue& ep) {
+  const ElementBlock& b = *block_;
+  fixed::StageArgs a =
+      stage_args(b, pde_, t, ep, elems, points_, variant_, has_dirichlet_, modal_path());
+  pencil_args(a);
+  a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
+  if (a.ep.emit_traces) {
+    if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))
+      trace_next_ =
+          View4("dg::operator::trace_next", b.trace.extent(0), 6, b.nface, b.trace.extent(3));
+    a.trace_out = trace_next_;
+    emitted_ = true;
+  }
+  return a;
+}
+
+void DGOperator::generic_stage(const IView1& elems, const Epilogue& ep, const ExecSpace& space) {
   const ElementBlock& b = *block_;
   const int n = static_cast<int>(elems.extent(0));
   if (n == 0) return;
-  if (uses_fixed_kernels()) {
-    fixed::StageArgs a =
-        stage_args(b, pde_, t, ep, elems, points_, variant_, has_dirichlet_, modal_path());
-    pencil_args(a);
-    a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
-    if (a.ep.emit_traces) {
-      if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))
-        trace_next_ =
-            View4("dg::operator::trace_next", b.trace.extent(0), 6, b.nface, b.trace.extent(3));
-      a.trace_out = trace_next_;
-      emitted_ = true;
-    }
-    fixed::stage(b.order, a);
-    return;
-  }
   const size_t bytes = rhs_scratch_bytes(b.P, b.Q);
   RhsKernel k{b.u,        b.reg,    b.tables.w, b.tables.B, b.tables.D, b.tables.E, b.tables.dE,
               b.verts,    b.vgeo,   b.ghost,    b.fgeo,     b.trace,    b.ftype,    b.nbr,
               b.nbr_face, b.orient, b.tau,      vol_,       minv_,      elems,      points_,
               b.bdata,    b.nuvol,  b.source,   b.avol,     b.aface,    b.nuface,   pde_,
               ep,         b.P,      b.Q,        b.affine,   bytes,      b.nodes,    b.gorder};
-  Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes), k);
+  Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes, space), k);
+}
+
+void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
+  const ElementBlock& b = *block_;
+  if (elems.extent(0) == 0) return;
+  if (uses_fixed_kernels())
+    fixed::stage(b.order, fixed_stage_args(t, elems, ep));
+  else
+    generic_stage(elems, ep, ExecSpace());
+}
+
+void DGOperator::apply_overlapped(double t, const Epilogue& ep, GhostExchange& ex) {
+  const ElementBlock& b = *block_;
+  const bool fixed_kernels = uses_fixed_kernels();
+  fixed::StageArgs a;
+  if (fixed_kernels) a = fixed_stage_args(t, b.inner_elems, ep); // may launch set-up kernels
+  // The traces and whatever the stage reads are complete before the exchange's instance
+  // packs them and before the rank-boundary elements' stage runs there.
+  ExecSpace().fence();
+  ex.start();
+  if (b.inner_elems.extent(0) > 0) {
+    if (fixed_kernels)
+      fixed::stage(b.order, a);
+    else
+      generic_stage(b.inner_elems, ep, ExecSpace());
+  }
+  ex.finish();
+  if (b.halo_elems.extent(0) > 0) {
+    if (fixed_kernels) {
+      a.elems = b.halo_elems;
+      a.elems_first = b.halo_first;
+      a.space = ex.space();
+      fixed::stage(b.order, a);
+    } else {
+      generic_stage(b.halo_elems, ep, ex.space());
+    }
+  }
+  Kokkos::fence();
 }
 
 void DGOperator::finish_stage(const Epilogue&) {

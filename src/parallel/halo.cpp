@@ -8,6 +8,24 @@
 
 namespace dg::parallel {
 
+namespace {
+/// The exchange's execution space instance: on CUDA a new non-blocking stream of the highest
+/// priority (owned by the instance), elsewhere the default instance.
+ExecSpace exchange_space() {
+#ifdef KOKKOS_ENABLE_CUDA
+  int least = 0, greatest = 0;
+  cudaDeviceGetStreamPriorityRange(&least, &greatest);
+  cudaStream_t stream = nullptr;
+  const cudaError_t err = cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest);
+  DG_VERIFY(err == cudaSuccess,
+            "halo exchange: cannot create a CUDA stream: " << cudaGetErrorString(err));
+  return Kokkos::Cuda(stream, Kokkos::Impl::ManageStream::yes);
+#else
+  return ExecSpace();
+#endif
+}
+} // namespace
+
 std::vector<GhostFace> ghost_faces(const Partition& part) {
   std::vector<GhostFace> g;
   g.reserve(part.boundary_faces.size());
@@ -27,7 +45,7 @@ std::vector<GhostFace> ghost_faces(const Partition& part) {
 
 HaloExchange::HaloExchange(MPI_Comm comm, ElementBlock& block, const std::vector<GhostFace>& ghosts,
                            bool gpu_aware)
-    : comm_(comm), block_(&block), gpu_aware_(gpu_aware) {
+    : comm_(comm), block_(&block), gpu_aware_(gpu_aware), space_(exchange_space()) {
   const int G = static_cast<int>(ghosts.size());
   for (int s = 0; s < G; ++s) {
     if (ranks_.empty() || ranks_.back() != ghosts[s].nbr_rank) {
@@ -48,8 +66,8 @@ HaloExchange::HaloExchange(MPI_Comm comm, ElementBlock& block, const std::vector
   Kokkos::deep_copy(pack_face_, hf);
   send_ = View3("dg::halo::send", std::max(1, G), block.nface, block.ghost.extent(2));
   if (!gpu_aware_) {
-    send_host_ = Kokkos::create_mirror_view(send_);
-    recv_host_ = Kokkos::create_mirror_view(block.ghost);
+    send_host_ = Kokkos::create_mirror_view(StagingSpace(), send_);
+    recv_host_ = Kokkos::create_mirror_view(StagingSpace(), block.ghost);
   }
 }
 
@@ -81,29 +99,29 @@ void HaloExchange::start() {
   const int G = offsets_.back(), nf = block_->nface;
   Kokkos::parallel_for(
       "dg::halo::pack",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {(long)G, (long)nf}),
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space_, {0, 0}, {(long)G, (long)nf}),
       KOKKOS_LAMBDA(const int s, const int pt) {
         for (int c = 0; c < nc; ++c)
           send(s, pt, c) = trace(pe(s), pf(s), pt, c);
       });
-  if (gpu_aware_)
-    Kokkos::fence();
-  else
-    Kokkos::deep_copy(send_host_, send_);
+  if (!gpu_aware_) Kokkos::deep_copy(space_, send_host_, send_);
+}
+
+void HaloExchange::finish() {
+  if (ranks_.empty()) return;
+  const int n = static_cast<int>(ranks_.size());
+  const int per_face = block_->nface * static_cast<int>(block_->ghost.extent(2));
+  space_.fence(); // the packed (and staged) traces
   const double* send_base = gpu_aware_ ? send_.data() : send_host_.data();
   for (int i = 0; i < n; ++i)
     MPI_Isend(send_base + static_cast<long>(offsets_[i]) * per_face,
               (offsets_[i + 1] - offsets_[i]) * per_face, MPI_DOUBLE, ranks_[i], trace_tag, comm_,
               &requests_[n + i]);
-}
-
-void HaloExchange::finish() {
-  if (ranks_.empty()) return;
   const double t0 = MPI_Wtime();
   MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   wait_seconds_ += MPI_Wtime() - t0;
   requests_.clear();
-  if (!gpu_aware_) Kokkos::deep_copy(block_->ghost, recv_host_);
+  if (!gpu_aware_) Kokkos::deep_copy(space_, block_->ghost, recv_host_);
 }
 
 } // namespace dg::parallel

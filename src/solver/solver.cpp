@@ -167,10 +167,10 @@ void Solver::rhs(double t, const Epilogue& ep) {
   problem_->update(block_, t); // time-dependent boundary data and source at the stage time
   if (matrices_) matrices_->before_rhs();
   if (!(ep.traces_ready && op_->traces_current())) op_->compute_traces();
-  if (halo_) halo_->start();
-  op_->apply(t, block_.inner_elems, ep);
-  if (halo_) halo_->finish();
-  op_->apply(t, block_.halo_elems, ep);
+  if (halo_)
+    op_->apply_overlapped(t, ep, *halo_);
+  else
+    op_->apply(t, block_.inner_elems, ep);
   op_->finish_stage(ep);
 }
 

@@ -62,6 +62,8 @@ struct StageArgs {
   /// Its per-point tables (stored geometry, quadrature_pencil_tables).
   View3 qvol;
   View4 qface;
+  /// The execution space instance the stage kernel runs on.
+  ExecSpace space;
 };
 
 /// Right-hand side + epilogue (and, with ep.emit_traces, the traces of the updated state into

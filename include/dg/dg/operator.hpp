@@ -123,6 +123,21 @@ struct KernelVariant {
   bool fixed_order = true;
 };
 
+/// A ghost-trace exchange between ranks, driven by DGOperator::apply_overlapped. Its device
+/// work (packing, staging copies) runs on its own execution space instance, space(), so that
+/// it overlaps with the interior elements' stage on the default one.
+class GhostExchange {
+public:
+  virtual ~GhostExchange() = default;
+  /// Starts sending this rank's traces of rank-boundary faces (reads block.trace).
+  virtual void start() = 0;
+  /// Returns once the neighbours' traces have arrived; work on space() enqueued after the
+  /// call sees them in block.ghost.
+  virtual void finish() = 0;
+  /// The instance the rank-boundary elements' stage runs on (after finish()).
+  virtual ExecSpace space() const = 0;
+};
+
 class DGOperator {
 public:
   /// Boundary data, fields and sources are read from the block (ElementBlock::bdata, avol, ...).
@@ -133,6 +148,11 @@ public:
   /// Right-hand side for the elements listed in `elems` at time t (reads block.u,
   /// block.trace, block.ghost) followed by the epilogue.
   void apply(double t, const IView1& elems, const Epilogue& ep);
+  /// apply() for the interior elements (block.inner_elems) on the default execution space
+  /// while `ex` exchanges the ghost traces, then for the rank-boundary elements
+  /// (block.halo_elems) on ex.space(); returns with both done (the traces are read as
+  /// apply() reads them: compute_traces() first where they are not current).
+  void apply_overlapped(double t, const Epilogue& ep, GhostExchange& ex);
   /// Both steps for every element of a block without ghosts (single rank).
   void apply_all(double t, const Epilogue& ep);
   /// After every element of a stage went through apply(): the traces emitted for the next
@@ -199,6 +219,11 @@ private:
   /// The pencil kernel's arguments in a: the records and words (built on first use), and
   /// elems_first where a.elems is one of the block's lists known to be a contiguous range.
   void pencil_args(fixed::StageArgs& a);
+  /// The fixed-order kernels' arguments of a stage over `elems` (pencil_args included; with
+  /// traces emitted, their target).
+  fixed::StageArgs fixed_stage_args(double t, const IView1& elems, const Epilogue& ep);
+  /// The run-time-sized stage kernel over `elems` on `space`.
+  void generic_stage(const IView1& elems, const Epilogue& ep, const ExecSpace& space);
 };
 
 /// Per-element diagnostics with a quadrature of `qerr` points per direction.

@@ -1,10 +1,15 @@
-// Halo exchange of face traces between ranks, once per RK stage (Cabana-style): post all
-// receives, pack on the device, send without blocking; finish() waits and unpacks. Device
-// buffers go straight to MPI when it is GPU-aware, otherwise they are staged through host
-// mirrors.
+// Halo exchange of face traces between ranks, once per RK stage (Cabana-style), driven by
+// DGOperator::apply_overlapped: start() posts all receives and packs the rank-boundary traces
+// on the exchange's own execution space instance, while the interior elements' stage runs on
+// the default one; finish() sends, waits and unpacks. Device buffers go straight to MPI when
+// it is GPU-aware; otherwise they are staged through host mirrors, in page-locked memory on
+// CUDA (copies from a pageable buffer go through the driver's bounce buffer and cannot
+// overlap with a kernel). On CUDA the instance is a stream of the highest priority, so that
+// the rank-boundary elements' stage starts as soon as the interior stage frees an SM.
 #pragma once
 
 #include "dg/dg/element_block.hpp"
+#include "dg/dg/operator.hpp"
 #include "dg/parallel/partition.hpp"
 
 #include <mpi.h>
@@ -13,12 +18,18 @@
 
 namespace dg::parallel {
 
+#ifdef KOKKOS_ENABLE_CUDA
+using StagingSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using StagingSpace = Kokkos::HostSpace; // the device views are host views: no staging copies
+#endif
+
 /// Ghost faces of this rank in the canonical exchange order: grouped by neighbour rank
 /// (ascending), and within a group sorted by the (global element, face) of the side on the
 /// lower rank, so that both sides enumerate their shared faces identically.
 std::vector<GhostFace> ghost_faces(const Partition& part);
 
-class HaloExchange {
+class HaloExchange final : public GhostExchange {
 public:
   static constexpr int trace_tag = 7301; // MPI tag of trace messages
 
@@ -28,10 +39,12 @@ public:
   HaloExchange& operator=(const HaloExchange&) = delete;
   ~HaloExchange();
 
-  /// Posts receives, packs the traces of rank-boundary faces and starts the sends.
-  void start();
-  /// Waits for all messages and fills block.ghost.
-  void finish();
+  /// Posts receives, packs the traces of rank-boundary faces and starts copying them to the
+  /// host (on space()).
+  void start() override;
+  /// Sends, waits for all messages and fills block.ghost (on space()).
+  void finish() override;
+  ExecSpace space() const override { return space_; }
 
   /// Bytes sent by this rank per exchange.
   long bytes_per_exchange() const;
@@ -42,11 +55,13 @@ private:
   MPI_Comm comm_;
   ElementBlock* block_;
   bool gpu_aware_;
+  ExecSpace space_;          // packing, staging copies, the rank-boundary elements' stage
   std::vector<int> ranks_;   // neighbour ranks
   std::vector<int> offsets_; // first ghost slot of each neighbour, plus the total
   IView1 pack_elem_, pack_face_;
   View3 send_;
-  View3::HostMirror send_host_, recv_host_;
+  using StagingView3 = decltype(Kokkos::create_mirror_view(StagingSpace(), View3()));
+  StagingView3 send_host_, recv_host_;
   std::vector<MPI_Request> requests_;
   double wait_seconds_ = 0.0;
 };

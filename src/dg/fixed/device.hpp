@@ -97,12 +97,13 @@ inline constexpr bool constant_tables = false;
 inline constexpr int level0_max_threads = 256;
 inline constexpr size_t level0_max_bytes = 48 * 1024 - sizeof(double) * (level0_max_threads + 2);
 
-/// Team policy: `team_size` threads (0: 32 up to p = 5, else 64), fewer where the
+/// Team policy on `space`: `team_size` threads (0: 32 up to p = 5, else 64), fewer where the
 /// kernel's registers allow fewer (high orders), scratch at level 0 where it fits. Pol: a
 /// TeamPolicy of ExecSpace, with launch bounds or without; Q the kernel's points per
 /// direction.
 template <int Q, class F, class Pol = TeamPolicy>
-inline Pol policy(int n, size_t bytes, F& f, int team_size, size_t level0_bytes = 0) {
+inline Pol policy(const ExecSpace& space, int n, size_t bytes, F& f, int team_size,
+                  size_t level0_bytes = 0) {
   // Level 0 (shared memory) up to the 48 KB every CUDA block gets without opting in, less
   // Kokkos' reserve; on GPUs up to level0_bytes (level0_max_bytes) with at most
   // level0_max_threads per team.
@@ -112,16 +113,16 @@ inline Pol policy(int n, size_t bytes, F& f, int team_size, size_t level0_bytes 
   // Defaults measured fastest on the H100 (docs/performance.md): 32 threads up to p = 5.
   int threads = team_size > 0 ? team_size : (Q <= 7 ? 32 : 64);
   if (f.level == 0 && bytes > max0) threads = std::min(threads, level0_max_threads);
-  Pol probe(n, 1);
+  Pol probe(space, n, 1);
   probe.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
   const int tmax = probe.team_size_max(f, Kokkos::ParallelForTag());
   if (threads > tmax) threads = tmax >= 32 ? tmax / 32 * 32 : tmax;
-  Pol pol(n, threads);
+  Pol pol(space, n, threads);
 #else
   f.level = bytes <= max0 ? 0 : 1;
   (void)team_size;
   (void)level0_bytes;
-  Pol pol(n, 1);
+  Pol pol(space, n, 1);
 #endif
   return pol.set_scratch_size(f.level, Kokkos::PerTeam(bytes));
 }

@@ -356,7 +356,7 @@ struct ModalEntryPath : Tensor<P, Q> {
         sizeof(double) * (Modal<DIFF>::shared_doubles() + ne * Modal<DIFF>::ED) + 256;
     // 128 threads measured fastest on the H100 for p = 3..7 (docs/performance.md).
     const int threads = a.variant.team_size > 0 ? a.variant.team_size : 128;
-    const TeamPolicy pol = policy<Q>((n + ne - 1) / ne, bytes, k, threads);
+    const TeamPolicy pol = policy<Q>(a.space, (n + ne - 1) / ne, bytes, k, threads);
     Kokkos::parallel_for(traces_only ? "dg::fixed::modal_traces" : "dg::fixed::modal_stage", pol,
                          k);
   }

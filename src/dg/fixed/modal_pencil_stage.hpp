@@ -703,7 +703,8 @@ struct ModalPencilPath : Tensor<P, Q> {
                             ? a.variant.team_size
                             : std::min(MINB > 0 ? pencil_threads : 256, (ne * P2 + 31) / 32 * 32);
     const int nb = (n + ne - 1) / ne;
-    const Pol pol = policy<Q, Kernel, Pol>((nb + batches - 1) / batches, bytes, k, threads);
+    const Pol pol =
+        policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes, k, threads);
     if constexpr (MINB > 0)
       if (pol.team_size() < 1 && a.variant.pencil_min_blocks < 0)
         return launch_pencil<DIFF, 0>(a, traces_only, out);

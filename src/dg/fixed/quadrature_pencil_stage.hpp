@@ -957,13 +957,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                         : (DIFF ? min_blocks_diffusion : min_blocks_default);
       DG_VERIFY(m == 0 || m == 4 || m == 5 || m == 6 || m == 8,
                 "qpencil_min_blocks " << m << ": valid are 0, 4, 5, 6, 8");
-      if (m == 4) return run<4>(k, n, ne, a.variant, traces_only);
-      if (m == 5) return run<5>(k, n, ne, a.variant, traces_only);
-      if (m == 6) return run<6>(k, n, ne, a.variant, traces_only);
-      if (m == 8) return run<8>(k, n, ne, a.variant, traces_only);
+      if (m == 4) return run<4>(k, n, ne, a, traces_only);
+      if (m == 5) return run<5>(k, n, ne, a, traces_only);
+      if (m == 6) return run<6>(k, n, ne, a, traces_only);
+      if (m == 8) return run<8>(k, n, ne, a, traces_only);
     }
 #endif
-    run<0>(k, n, ne, a.variant, traces_only);
+    run<0>(k, n, ne, a, traces_only);
   }
 
   /// Launch bounds on GPUs, p <= bounds_max_order: at most 128 threads per team and MINB teams
@@ -979,7 +979,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int min_blocks_diffusion = P - 1 == 4 || P - 1 == 7 ? 4 : 0;
 
   template <int MINB, bool DIFF>
-  static void run(Stage<DIFF>& k, int n, int ne, const KernelVariant& v, bool traces_only) {
+  static void run(Stage<DIFF>& k, int n, int ne, const StageArgs& a, bool traces_only) {
+    const KernelVariant& v = a.variant;
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
     const size_t bytes = scratch_bytes<DIFF>(ne);
@@ -987,8 +988,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
 #endif
-    const Pol pol =
-        policy<Q, Stage<DIFF>, Pol>((n + ne - 1) / ne, bytes, k, threads, level0_max_bytes);
+    const Pol pol = policy<Q, Stage<DIFF>, Pol>(a.space, (n + ne - 1) / ne, bytes, k, threads,
+                                                level0_max_bytes);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     DG_VERIFY(!level0<DIFF> || k.level == 0,
               "quadrature pencil kernel (p = " << P - 1 << "): " << bytes

@@ -66,7 +66,7 @@ struct Transforms : Tensor<P, Q> {
     const int ne = v.team_elems < 1 ? 1 : v.team_elems;
     Transform k{in, out, t, inner, v.register_blocked, ne, nelem, 0};
     const size_t bytes = sizeof(double) * (TAB + P3 + Q3 + 2 * TMP) + 256;
-    const TeamPolicy pol = policy<Q>((nelem + ne - 1) / ne, bytes, k, v.team_size);
+    const TeamPolicy pol = policy<Q>(ExecSpace(), (nelem + ne - 1) / ne, bytes, k, v.team_size);
     Kokkos::parallel_for(inner ? "dg::fixed::inner" : "dg::fixed::backward", pol, k);
   }
 
@@ -237,7 +237,7 @@ struct Transforms : Tensor<P, Q> {
     K k{in, out, t.B, ne, nelem, 0};
     const size_t bytes = sizeof(double) * K::scratch_doubles(ne) + 256;
     const int threads = v.team_size > 0 ? v.team_size : concurrent_threads();
-    const TeamPolicy pol = policy<Q>((nelem + ne - 1) / ne, bytes, k, threads);
+    const TeamPolicy pol = policy<Q>(ExecSpace(), (nelem + ne - 1) / ne, bytes, k, threads);
     Kokkos::parallel_for(INNER ? "dg::fixed::inner_concurrent" : "dg::fixed::backward_concurrent",
                          pol, k);
   }
