@@ -79,15 +79,19 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.quadrature_pencil = false;
   else if (var == "qpencil-trilinear")
     v.qpencil_recompute = true;
+  else if (var == "qpencil-modal-rhs")
+    v.qpencil_collocated = false;
   else if (var == "modal-entry")
     v.modal_pencil = false;
   else if (var == "modal") {
     v.modal_diffusion = true;
     v.modal_diffusion_max_order = fixed::max_order;
   } else if (var != "fused" && var != "separate")
-    throw InputError("dgbench stage: --variants " + var +
-                     ": valid are fused, blocked, entry, recompute, separate, runtime, "
-                     "quadrature, qpencil, per-element, qpencil-trilinear, modal, modal-entry");
+    throw InputError(
+        "dgbench stage: --variants " + var +
+        ": valid are fused, blocked, entry, recompute, separate, runtime, "
+        "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-modal-rhs, modal, "
+        "modal-entry");
 }
 
 int stage(Options& o) {
@@ -113,8 +117,10 @@ int stage(Options& o) {
       "quadrature (affine meshes through the quadrature path one element per team, not the modal "
       "path), qpencil (affine meshes through the quadrature pencil path), per-element (the "
       "quadrature path one element per team instead of the pencil form), qpencil-trilinear "
-      "(warped meshes: the trilinear metric recomputed instead of per-point tables), modal "
-      "(advection-diffusion on affine meshes through the modal SIPG path, the default)");
+      "(warped meshes: the trilinear metric recomputed instead of per-point tables), "
+      "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
+      "weight-adjusted inverse mass instead of the collocated passes), modal (advection-diffusion "
+      "on affine meshes through the modal SIPG path, the default)");
   const std::vector<int> qoffsets =
       o.ints("q-offset", "2",
              "quadrature points q = p + this per direction: 2 (the default) or 1 (q = p + 1: "
@@ -219,6 +225,7 @@ int stage(Options& o) {
                     if (var == "recompute" && me == "affine") continue;
                     if ((var == "quadrature" || var == "qpencil") && me != "affine") continue;
                     if (var == "qpencil-trilinear" && me != "warped") continue;
+                    if (var == "qpencil-modal-rhs" && (me == "affine" || qo != 1)) continue;
                     if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
                     if (var == "modal-entry" && me != "affine") continue;
                     s.op().set_variant(v);

@@ -115,6 +115,11 @@ struct KernelVariant {
   /// default: the tables are faster at p = 3, 4, 5, 7 on the H100 (the kernel is not
   /// bandwidth-bound) and at every order on a CPU core (docs/performance.md).
   bool qpencil_recompute = false;
+  /// ... at q = p + 1 on non-affine elements (advection): the collocated passes, with B square
+  /// the weight-adjusted inverse mass applied at the points without the inner products before
+  /// it (QuadraturePencilPath::Stage::collocated_passes; false: the modal right-hand side
+  /// first, dgbench --variants qpencil-modal-rhs).
+  bool qpencil_collocated = true;
   /// Advection on affine blocks with a constant velocity and inflow or Dirichlet faces: the
   /// modal pencil kernel with the boundary data projected onto the face modes each stage
   /// (false: the quadrature pencil path).

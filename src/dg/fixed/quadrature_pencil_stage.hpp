@@ -5,9 +5,10 @@
 // passes, each one thread per 1-D pencil of every element with the pencil's values in registers,
 // one barrier between passes (7 affine, 12 with the weight-adjusted inverse mass) instead of one
 // per contraction. Advection (Stage<false>):
-//   0  loads: the state, the element's geometry, the neighbours' modal face coefficients
-//      (re-oriented: a reflection flips the sign of the odd Legendre modes);
-//   1  z-backward of u; own modal face coefficients of all six faces;
+//   0  loads: the state, the element's geometry, the own modal face coefficients (the traces
+//      of u) and the neighbours' (re-oriented: a reflection flips the sign of the odd Legendre
+//      modes);
+//   1  z-backward of u;
 //   2  y-backward; face coefficients to face points along b (own and neighbour's);
 //   3  x-backward, the contravariant flux w (|J| J^-1 a) u at each volume point and the
 //      x-inner products against D, B, B; face values, the upwind flux at each face point and
@@ -16,6 +17,9 @@
 //   5  z-inner products, the lifted face terms E_s, and M^-1: 1/|J| on affine elements (then
 //      the update), else 6-10 the weight-adjusted inverse (backward, w / |J|, inner);
 //   E  the modal face coefficients of the updated state into trace_out (traces_only: of u).
+// At q = p + 1 on non-affine elements (B square) passes 3 to 7 are the collocated ones
+// instead (collocated_passes): the nodal derivatives and face lifts at the points, 1/|J|,
+// then the inner products; seven passes instead of ten.
 // Advection-diffusion (Stage<true>, SIPG as in face_flux): the same passes carry the reference
 // gradient as well (1: B and D along z; 2: B, D along y; 3: the value and three derivatives at
 // each point, the flux w (C u - G grad_r u) with G = nu |J| J^-1 J^-T), the faces u and
@@ -214,9 +218,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
   }
 
-  /// B, D and E by value: the Stage carries them on GPUs (constant_tables).
+  /// B, D and E by value: the Stage carries them on GPUs (constant_tables). With Q = P also
+  /// the collocated tables (every backend): DW(a, a') = w_a sum_i B(a, i) D(a', i), the
+  /// weighted nodal form of the modal weak derivative (B D^T), and EW(s, a) = w_a sum_i B(a, i)
+  /// E(s, i), the face lift E_s^T at the points.
   struct ConstTables {
-    double B[Q * P], D[Q * P], E[2 * P], dE[2 * P];
+    double B[Q * P], D[Q * P], E[2 * P], dE[2 * P], DW[Q * Q], EW[2 * Q];
   };
   static const ConstTables& const_tables() {
     static const ConstTables c = [] {
@@ -226,6 +233,20 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       std::copy(h.D.begin(), h.D.end(), t.D);
       std::copy(h.E.begin(), h.E.end(), t.E);
       std::copy(h.dE.begin(), h.dE.end(), t.dE);
+      for (int a = 0; a < Q; ++a) {
+        for (int b = 0; b < Q; ++b) {
+          double d = 0.0;
+          for (int i = 0; i < P; ++i)
+            d += h.B[a * P + i] * h.D[b * P + i];
+          t.DW[a * Q + b] = h.w[a] * d;
+        }
+        for (int side = 0; side < 2; ++side) {
+          double e = 0.0;
+          for (int i = 0; i < P; ++i)
+            e += h.B[a * P + i] * h.E[side * P + i];
+          t.EW[side * Q + a] = h.w[a] * e;
+        }
+      }
       return t;
     }();
     return c;
@@ -251,6 +272,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
     bool affine = false, traces_only = false;
+    bool collocated = false; // Q = P, non-affine, advection: the collocated passes
     int ne = 1, first = -1, level = 0;
     ConstTables ct{};
 
@@ -297,16 +319,20 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
     }
 
-    /// w / |J| at the volume point (a, b, c) (non-affine geometry).
-    KOKKOS_FORCEINLINE_FUNCTION double mass_weight(int e, const double* G, const Tables& tb, int a,
-                                                   int b, int c) const {
-      const double w = tb.w[a] * tb.w[b] * tb.w[c];
+    /// 1/|J| at the volume point (a, b, c) (non-affine geometry).
+    KOKKOS_FORCEINLINE_FUNCTION double inverse_jacobian(int e, const double* G, const Tables& tb,
+                                                        int a, int b, int c) const {
       if (geometry == PencilGeometry::trilinear) {
         double Jr[3], Js[3], Jt[3];
         columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
-        return w / triple(Js, Jt, Jr);
+        return 1.0 / triple(Js, Jt, Jr);
       }
-      return w * qvol(e, a + Q * b + Q2 * c, 3);
+      return qvol(e, a + Q * b + Q2 * c, 3);
+    }
+    /// w / |J| there.
+    KOKKOS_FORCEINLINE_FUNCTION double mass_weight(int e, const double* G, const Tables& tb, int a,
+                                                   int b, int c) const {
+      return tb.w[a] * tb.w[b] * tb.w[c] * inverse_jacobian(e, G, tb, a, b, c);
     }
 
     /// (a . n) dS at point (al, be) of face f (outward normal).
@@ -321,6 +347,37 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const double c =
           d == 0 ? triple(Js, Jt, vel) : (d == 1 ? triple(Jt, Jr, vel) : triple(Jr, Js, vel));
       return f % 2 ? c : -c;
+    }
+
+    /// Advection: - w_al w_be (a . n)^upwind u dS at the Q points (al, be) of row be of face f
+    /// from the face values along b (S + OS, own and neighbour's).
+    KOKKOS_FORCEINLINE_FUNCTION void upwind_fluxes(const Tables& tb, const double* S, int e, int f,
+                                                   int be, double phi[Q]) const {
+      const double* si = S + OS + f * PP * Q + PP * be;
+      const double* so = si + 6 * PP * Q;
+      double vi[P], vo[P];
+      DG_UNROLL
+      for (int a = 0; a < P; ++a) {
+        vi[a] = si[a];
+        vo[a] = so[a];
+      }
+      const int type = ftype(e, f);
+      const int slot = nbr(e, f);
+      DG_UNROLL
+      for (int al = 0; al < Q; ++al) {
+        double uin = 0.0, uout = 0.0;
+        DG_UNROLL
+        for (int a = 0; a < P; ++a) {
+          uin += tb.B[al * P + a] * vi[a];
+          uout += tb.B[al * P + a] * vo[a];
+        }
+        const double an = normal_velocity(e, S + OG, tb, f, al, be);
+        if (type != face_local && type != face_ghost) {
+          const bool weak = type == face_dirichlet || (type == face_inflow && an < 0.0);
+          uout = weak ? bdata(slot, al + Q * be) : uin;
+        }
+        phi[al] = -physics::upwind_flux(an, uin, uout) * tb.w[al] * tb.w[be];
+      }
     }
 
     /// CPUs: asks the cache for the neighbours' modal face coefficients of batch bi, which lie
@@ -387,8 +444,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         });
       }
       if constexpr (DIFF) return; // nodal neighbour traces, read where they are used (pass 3)
+      // The own modal face coefficients as well: trace holds them (the traces of u), which
+      // saves their computation from U in pass 1.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
+        base[k * ED + OF + f * P2 + ab] = trace(e, f, ab, 0);
         const int type = ftype(e, f);
         double v = 0.0;
         if (type == face_local || type == face_ghost) {
@@ -648,15 +708,17 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         return;
       }
 
-      // 1. z-backward T1(i, j, c) into A (diffusion: also against D, the second half); own face
-      //    coefficients into FC.
+      // 1. z-backward T1(i, j, c) into A (diffusion: also against D, the second half, and the
+      //    own face coefficients into FC).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
-        const int k = idx / P2, ij = idx % P2, i = ij % P, j = ij / P;
+        const int k = idx / P2, ij = idx % P2;
         double* S = base + k * ED;
         const double* U = S + OU;
         to_points(tb.B, U + ij, P2, S + OA + ij, P2);
-        if constexpr (DIFF) to_points(tb.D, U + ij, P2, S + OA + P2 * Q + ij, P2);
-        face_coefficients(U, i, j, tb, S + OF);
+        if constexpr (DIFF) {
+          to_points(tb.D, U + ij, P2, S + OA + P2 * Q + ij, P2);
+          face_coefficients(U, ij % P, ij / P, tb, S + OF);
+        }
       });
       team.team_barrier();
 
@@ -674,6 +736,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
       faces_along_b(team, tb, base, nl);
       team.team_barrier();
+      if constexpr (!DIFF && Q == P) {
+        if (collocated) return collocated_passes(team, tb, base, e0, nl);
+      }
 
       // 3. Volume: x-backward, w C u, x-inner products H_0 (D), H_1, H_2 (B); faces: values,
       //    the upwind flux, the inner product along a into FR (over FC/FN).
@@ -753,32 +818,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
           const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
           double* S = base + k * ED;
-          const double* si = S + OS + f * PP * Q + PP * be;
-          const double* so = si + 6 * PP * Q;
-          double vi[P], vo[P];
-          DG_UNROLL
-          for (int a = 0; a < P; ++a) {
-            vi[a] = si[a];
-            vo[a] = so[a];
-          }
-          const int type = ftype(e, f);
-          const int slot = nbr(e, f);
           double phi[Q];
-          DG_UNROLL
-          for (int al = 0; al < Q; ++al) {
-            double uin = 0.0, uout = 0.0;
-            DG_UNROLL
-            for (int a = 0; a < P; ++a) {
-              uin += tb.B[al * P + a] * vi[a];
-              uout += tb.B[al * P + a] * vo[a];
-            }
-            const double an = normal_velocity(e, S + OG, tb, f, al, be);
-            if (type != face_local && type != face_ghost) {
-              const bool weak = type == face_dirichlet || (type == face_inflow && an < 0.0);
-              uout = weak ? bdata(slot, al + Q * be) : uin;
-            }
-            phi[al] = -physics::upwind_flux(an, uin, uout) * tb.w[al] * tb.w[be];
-          }
+          upwind_fluxes(tb, S, e, f, be, phi);
           double* FR = S + OF + f * PP * Q + PP * be; // FR(a, be)
           DG_UNROLL
           for (int a = 0; a < P; ++a) {
@@ -828,6 +869,138 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         team.team_barrier();
         inverse_mass(team, tb, ts, base, e0, nl);
       }
+      if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
+        team.team_barrier();
+        emit(team, tb, base, e0, nl);
+      }
+    }
+
+    /// Q = P on non-affine elements, advection (KernelVariant::qpencil_collocated): with as
+    /// many points as modes B is square and B B^T = W^-1, so the weight-adjusted inverse mass's
+    /// backward transform of the modal right-hand side cancels the inner products before it.
+    /// At the points, w times that backward transform is the weighted nodal derivative DW of
+    /// each flux w C_d u along its direction plus each face's fluxes lifted along the normal
+    /// (EW); times 1/|J|, one inner product per direction gives M^-1 R. After passes 1, 2:
+    ///   3  x-backward, F_d = w C_d u at each point, DW F_0 along x (into BQ, in place), F_1,
+    ///      F_2 (into H); the upwind fluxes at the face points (into F);
+    ///   4  + DW F_1 along y;
+    ///   5  + DW F_2 along z, the six faces' lifts, times 1/|J|, z-inner products (into A);
+    ///   6  y-inner products (into H);
+    ///   7  x-inner products, the source and the epilogue.
+    /// Seven passes instead of ten and about half the flops; the same answer to round-off.
+    KOKKOS_INLINE_FUNCTION void collocated_passes(const TeamMember& team, const Tables& tb,
+                                                  double* base, int e0, int nl) const {
+      const double* DW = ct.DW;
+      const double* EW = ct.EW;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
+        const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        double* N = S + OB + PP * bc; // this thread's own pencil of BQ
+        double* H = S + OH + PP * bc;
+        double v[P];
+        DG_UNROLL
+        for (int i = 0; i < P; ++i)
+          v[i] = N[i];
+        double C0[Q], C1[Q], C2[Q];
+        contravariant(e, S + OG, tb, b, c, C0, C1, C2);
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          double s = 0.0;
+          DG_UNROLL
+          for (int i = 0; i < P; ++i)
+            s += tb.B[a * P + i] * v[i];
+          C0[a] *= s;
+          H[a] = C1[a] * s;
+          H[PP * Q2 + a] = C2[a] * s;
+        }
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          double n = 0.0;
+          DG_UNROLL
+          for (int a1 = 0; a1 < Q; ++a1)
+            n += DW[a * Q + a1] * C0[a1];
+          N[a] = n;
+        }
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+        const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        double phi[Q];
+        upwind_fluxes(tb, S, e, f, be, phi);
+        double* FR = S + OF + f * PP * Q + PP * be; // FR(al, be)
+        DG_UNROLL
+        for (int al = 0; al < Q; ++al)
+          FR[al] = phi[al];
+      });
+      team.team_barrier();
+      // 4. N(a, b, c) += sum_b' DW(b, b') F_1(a, b', c), one y-pencil per thread.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
+        const int k = idx / Q2, ac = idx % Q2, a = ac % Q, c = ac / Q;
+        double* S = base + k * ED;
+        const double* F1 = S + OH + a + PP * Q * c; // F_1(a, b, c) = F1[PP b]
+        double* N = S + OB + a + PP * Q * c;
+        double x[Q];
+        DG_UNROLL
+        for (int b = 0; b < Q; ++b)
+          x[b] = F1[PP * b];
+        DG_UNROLL
+        for (int b = 0; b < Q; ++b) {
+          double n = 0.0;
+          DG_UNROLL
+          for (int b1 = 0; b1 < Q; ++b1)
+            n += DW[b * Q + b1] * x[b1];
+          N[PP * b] += n;
+        }
+      });
+      team.team_barrier();
+      // 5. The z-derivative and the face lifts, 1/|J|, z-inner products K(a, b, l).
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
+        const int k = idx / Q2, ab = idx % Q2, a = ab % Q, b = ab / Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        const double* F2 = S + OH + PP * Q2 + a + PP * b; // F_2(a, b, c) = F2[PP Q c]
+        const double* N = S + OB + a + PP * b;
+        const double* FR = S + OF; // face f's flux at (al, be): FR[f PP Q + PP be + al]
+        double x[Q];
+        DG_UNROLL
+        for (int c = 0; c < Q; ++c)
+          x[c] = F2[PP * Q * c];
+        const double ex0 = EW[a], ex1 = EW[Q + a], ey0 = EW[b], ey1 = EW[Q + b];
+        const double fz0 = FR[4 * PP * Q + PP * b + a], fz1 = FR[5 * PP * Q + PP * b + a];
+        double g[Q];
+        DG_UNROLL
+        for (int c = 0; c < Q; ++c) {
+          double n = N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 + ex0 * FR[PP * c + b] +
+                     ex1 * FR[PP * Q + PP * c + b] + ey0 * FR[2 * PP * Q + PP * c + a] +
+                     ey1 * FR[3 * PP * Q + PP * c + a];
+          DG_UNROLL
+          for (int c1 = 0; c1 < Q; ++c1)
+            n += DW[c * Q + c1] * x[c1];
+          g[c] = n * inverse_jacobian(e, S + OG, tb, a, b, c);
+        }
+        to_modes(tb.B, g, 1, S + OA + a + Q * b, Q2);
+      });
+      team.team_barrier();
+      // 6. y-inner products K2(a, j, l).
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q * P), [&](int idx) {
+        const int k = idx / (Q * P), al = idx % (Q * P), a = al % Q, l = al / Q;
+        double* S = base + k * ED;
+        to_modes(tb.B, S + OA + a + Q2 * l, Q, S + OH + a + PP * P * l, PP);
+      });
+      team.team_barrier();
+      // 7. x-inner products, the source, the epilogue.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, jl = idx % P2, e = elem(e0 + k);
+        double* S = base + k * ED;
+        double r[P];
+        to_modes(tb.B, S + OH + PP * jl, 1, r, 1);
+        const bool src = source.extent(0) > 0;
+        DG_UNROLL
+        for (int i = 0; i < P; ++i) {
+          const int m = i + P * jl;
+          const double ri = r[i] + (src ? source(e, m) : 0.0);
+          S[OU + m] = ep.apply(u, reg, e, m, ri, u(e, m));
+        }
+      });
       if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
         team.team_barrier();
         emit(team, tb, base, e0, nl);
@@ -949,7 +1122,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.traces_only = traces_only;
     k.ne = ne;
     k.first = a.elems_first;
-    if constexpr (constant_tables) k.ct = const_tables();
+    if constexpr (constant_tables || (Q == P && !DIFF)) k.ct = const_tables();
+    k.collocated = Q == P && !DIFF && !b.affine && a.variant.qpencil_collocated;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= bounds_max_order) {
       const int m = a.variant.qpencil_min_blocks >= 0
