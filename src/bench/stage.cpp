@@ -281,7 +281,7 @@ int stage(Options& o) {
                     r.set("frac_bound", rate / bound);
                     r.set("gflops", (qp ? fixed::qpencil_flops_per_element(
                                               p, s.op().quadrature_pencil_geometry(), affine,
-                                              s.block().Q, diff)
+                                              s.block().Q, diff, v.qpencil_collocated)
                                         : fixed::stage_flops_per_element(p, diff, affine, v)) *
                                         s.global_elements() * 5.0 / tstep * 1e-9);
                     t.add(r);

@@ -179,9 +179,9 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion)
   if (diffusion) // nodal traces (u, grad u . n) read and emitted, tau, qvol (10), qface (6)
     return 4.0 * d + (2.0 * 6.0 * 2.0 * Q2 * d + 6.0 * 4.0 * 4.0 + 6.0 * d) / P3 +
            (10.0 * Q3 + 6.0 * 6.0 * Q2) * d / P3;
-  // u and the register read and written; the neighbours' modal traces read and the updated
-  // state's emitted (P^2 per face); ftype, nbr, nbr_face, orient; the geometry.
-  double b = 4.0 * d + 2.0 * 6.0 * P * P * d / P3 + 6.0 * 4.0 * 4.0 / P3;
+  // u and the register read and written; the own and the neighbours' modal traces read and
+  // the updated state's emitted (P^2 per face); ftype, nbr, nbr_face, orient; the geometry.
+  double b = 4.0 * d + 3.0 * 6.0 * P * P * d / P3 + 6.0 * 4.0 * 4.0 / P3;
   if (g == PencilGeometry::record)
     b += (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
   else if (g == PencilGeometry::trilinear)
@@ -191,7 +191,8 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion)
   return b;
 }
 
-double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q, bool diffusion) {
+double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q, bool diffusion,
+                                 bool collocated) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
   const double Q3 = Q2 * Q;
   const double inverse_mass =
@@ -209,13 +210,23 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
     f += 24.0 * P3 + 36.0 * P2 * Q + 6.0 * Q * (8.0 * P * Q + 5.0 * Q);
     return f + inverse_mass;
   }
+  if (collocated && !affine && Q == P) {
+    // Volume: z-, y-, x-backward; w C u; DW along x, y, z (2 Q per point each); the face lifts
+    // (12 per point) and 1/|J|; z-, y-, x-inner products; update. Faces: to points (own and
+    // neighbour's: 12 (P Q P + Q Q P)), upwind flux. Emitted coefficients.
+    double f = 2.0 * P3 * Q + 2.0 * P2 * Q2 + 2.0 * P * Q3 + 6.0 * Q3 + 6.0 * Q3 * Q + 13.0 * Q3;
+    f += 2.0 * Q3 * P + 2.0 * Q2 * P2 + 2.0 * Q * P3 + 4.0 * P3;
+    f += 24.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * P3;
+    if (g == PencilGeometry::trilinear) f += Q3 * (110.0 + 80.0) + 6.0 * Q2 * 75.0;
+    return f;
+  }
   // Volume: z-, y-, x-backward; w C u; the three x-inner products; the y- (3 FMAs per entry)
-  // and z-inner products (2 FMAs); faces: coefficients (6 faces, 2 sums of P), to points
-  // (own and neighbour's: 12 (P Q P + Q Q P)), upwind flux, back (6 (Q Q P + P Q P)); lifting
-  // (12 per mode); update; emitted coefficients.
+  // and z-inner products (2 FMAs); faces: to points (own and neighbour's: 12 (P Q P + Q Q
+  // P)), upwind flux, back (6 (Q Q P + P Q P)); lifting (12 per mode); update; emitted
+  // coefficients.
   double f = 2.0 * P3 * Q + 2.0 * P2 * Q2 + Q2 * (2.0 * P * Q + 6.0 * Q + 6.0 * Q * P) +
              6.0 * P2 * Q2 + 4.0 * P3 * Q;
-  f += 12.0 * P3 + 24.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * (Q2 * P + P2 * Q);
+  f += 24.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * (Q2 * P + P2 * Q);
   f += 12.0 * P3 + 4.0 * P3 + 12.0 * P3;
   if (g == PencilGeometry::trilinear) f += Q2 * Q * 110.0 + 6.0 * Q2 * 75.0;
   if (!affine) { // weight-adjusted inverse mass

@@ -117,9 +117,10 @@ double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_fiel
 /// from the kernel's loops; transcendental-free).
 double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v);
 /// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2),
-/// advection or advection-diffusion.
+/// advection or advection-diffusion; collocated: at q = p + 1 on non-affine elements the
+/// collocated passes (KernelVariant::qpencil_collocated).
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q = 0,
-                                 bool diffusion = false);
+                                 bool diffusion = false, bool collocated = true);
 
 } // namespace fixed
 } // namespace dg
