@@ -122,21 +122,27 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     t1 = s1;
   }
 
+  /// One pencil through the NO x NI matrix M: out[o so] = sum_m M(o, m) in[m si] (ADD: +=).
+  template <int NI, int NO, bool ADD = false>
+  KOKKOS_FORCEINLINE_FUNCTION static void contract_pencil(const double* M, const double* in, int si,
+                                                          double* out, int so) {
+    double v[NI];
+    DG_UNROLL
+    for (int m = 0; m < NI; ++m)
+      v[m] = in[m * si];
+    DG_UNROLL
+    for (int o = 0; o < NO; ++o) {
+      double s = 0.0;
+      DG_UNROLL
+      for (int m = 0; m < NI; ++m)
+        s += M[o * NI + m] * v[m];
+      out[o * so] = ADD ? out[o * so] + s : s;
+    }
+  }
   /// One pencil modes -> points: out[o so] = sum_m M(o, m) in[m si], o < Q (M = B: Q x P).
   KOKKOS_FORCEINLINE_FUNCTION static void to_points(const double* M, const double* in, int si,
                                                     double* out, int so) {
-    double v[P];
-    DG_UNROLL
-    for (int m = 0; m < P; ++m)
-      v[m] = in[m * si];
-    DG_UNROLL
-    for (int o = 0; o < Q; ++o) {
-      double s = 0.0;
-      DG_UNROLL
-      for (int m = 0; m < P; ++m)
-        s += M[o * P + m] * v[m];
-      out[o * so] = s;
-    }
+    contract_pencil<P, Q>(M, in, si, out, so);
   }
   /// One pencil points -> modes: out[i so] = sum_a M(a, i) in[a si], i < P.
   KOKKOS_FORCEINLINE_FUNCTION static void to_modes(const double* M, const double* in, int si,
@@ -887,7 +893,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     ///   5  + DW F_2 along z, the six faces' lifts, times 1/|J|, z-inner products (into A);
     ///   6  y-inner products (into H);
     ///   7  x-inner products, the source and the epilogue.
-    /// Seven passes instead of ten and about half the flops; the same answer to round-off.
+    /// Seven passes instead of ten, 0.62 times the flops at p = 5; the same answer to round-off.
     KOKKOS_INLINE_FUNCTION void collocated_passes(const TeamMember& team, const Tables& tb,
                                                   double* base, int e0, int nl) const {
       const double* DW = ct.DW;
@@ -913,14 +919,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           H[a] = C1[a] * s;
           H[PP * Q2 + a] = C2[a] * s;
         }
-        DG_UNROLL
-        for (int a = 0; a < Q; ++a) {
-          double n = 0.0;
-          DG_UNROLL
-          for (int a1 = 0; a1 < Q; ++a1)
-            n += DW[a * Q + a1] * C0[a1];
-          N[a] = n;
-        }
+        contract_pencil<Q, Q>(DW, C0, 1, N, 1);
       });
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
         const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
@@ -937,20 +936,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
         const int k = idx / Q2, ac = idx % Q2, a = ac % Q, c = ac / Q;
         double* S = base + k * ED;
-        const double* F1 = S + OH + a + PP * Q * c; // F_1(a, b, c) = F1[PP b]
-        double* N = S + OB + a + PP * Q * c;
-        double x[Q];
-        DG_UNROLL
-        for (int b = 0; b < Q; ++b)
-          x[b] = F1[PP * b];
-        DG_UNROLL
-        for (int b = 0; b < Q; ++b) {
-          double n = 0.0;
-          DG_UNROLL
-          for (int b1 = 0; b1 < Q; ++b1)
-            n += DW[b * Q + b1] * x[b1];
-          N[PP * b] += n;
-        }
+        // F_1(a, b, c) = F1[PP b], N likewise.
+        contract_pencil<Q, Q, true>(DW, S + OH + a + PP * Q * c, PP, S + OB + a + PP * Q * c, PP);
       });
       team.team_barrier();
       // 5. The z-derivative and the face lifts, 1/|J|, z-inner products K(a, b, l).
