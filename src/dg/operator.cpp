@@ -495,27 +495,21 @@ void DGOperator::apply_overlapped(double t, const Epilogue& ep, GhostExchange& e
   const bool fixed_kernels = uses_fixed_kernels();
   fixed::StageArgs a;
   if (fixed_kernels) a = fixed_stage_args(t, b.inner_elems, ep); // may launch set-up kernels
+  auto stage = [&](const IView1& elems, int first, const ExecSpace& space) {
+    if (elems.extent(0) == 0) return;
+    if (!fixed_kernels) return generic_stage(elems, ep, space);
+    a.elems = elems;
+    a.elems_first = first;
+    a.space = space;
+    fixed::stage(b.order, a);
+  };
   // The traces and whatever the stage reads are complete before the exchange's instance
   // packs them and before the rank-boundary elements' stage runs there.
   ExecSpace().fence();
   ex.start();
-  if (b.inner_elems.extent(0) > 0) {
-    if (fixed_kernels)
-      fixed::stage(b.order, a);
-    else
-      generic_stage(b.inner_elems, ep, ExecSpace());
-  }
+  stage(b.inner_elems, b.inner_first, ExecSpace());
   ex.finish();
-  if (b.halo_elems.extent(0) > 0) {
-    if (fixed_kernels) {
-      a.elems = b.halo_elems;
-      a.elems_first = b.halo_first;
-      a.space = ex.space();
-      fixed::stage(b.order, a);
-    } else {
-      generic_stage(b.halo_elems, ep, ex.space());
-    }
-  }
+  stage(b.halo_elems, b.halo_first, ex.space());
   Kokkos::fence();
 }
 

@@ -77,15 +77,14 @@ HaloExchange::~HaloExchange() {
 }
 
 long HaloExchange::bytes_per_exchange() const {
-  return static_cast<long>(offsets_.back()) * block_->nface * block_->ghost.extent(2) *
-         sizeof(double);
+  return static_cast<long>(offsets_.back()) * doubles_per_face() * sizeof(double);
 }
 
 void HaloExchange::start() {
   if (ranks_.empty()) return;
   const int n = static_cast<int>(ranks_.size());
   const int nc = static_cast<int>(block_->ghost.extent(2)); // trace components
-  const int per_face = block_->nface * nc;
+  const int per_face = doubles_per_face();
   requests_.assign(2 * n, MPI_REQUEST_NULL);
   double* recv_base = gpu_aware_ ? block_->ghost.data() : recv_host_.data();
   for (int i = 0; i < n; ++i)
@@ -110,7 +109,7 @@ void HaloExchange::start() {
 void HaloExchange::finish() {
   if (ranks_.empty()) return;
   const int n = static_cast<int>(ranks_.size());
-  const int per_face = block_->nface * static_cast<int>(block_->ghost.extent(2));
+  const int per_face = doubles_per_face();
   space_.fence(); // the packed (and staged) traces
   const double* send_base = gpu_aware_ ? send_.data() : send_host_.data();
   for (int i = 0; i < n; ++i)

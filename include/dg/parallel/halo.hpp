@@ -63,6 +63,8 @@ private:
   using StagingView3 = decltype(Kokkos::create_mirror_view(StagingSpace(), View3()));
   StagingView3 send_host_, recv_host_;
   std::vector<MPI_Request> requests_;
+  /// Doubles of one ghost face: its points times the trace components.
+  int doubles_per_face() const { return block_->nface * static_cast<int>(block_->ghost.extent(2)); }
   double wait_seconds_ = 0.0;
 };
 

@@ -686,16 +686,21 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             S[OH + ij + P2 * l] = r[l];
           return;
         }
-        const int e = elem(e0 + k);
-        const double scale = affine ? S[OG + 3] : 1.0;
-        const bool src = source.extent(0) > 0;
-        DG_UNROLL
-        for (int l = 0; l < P; ++l) {
-          const int m = ij + P2 * l;
-          const double rl = r[l] * scale + (src ? source(e, m) : 0.0);
-          S[OU + m] = ep.apply(u, reg, e, m, rl, u(e, m));
-        }
+        update(S, elem(e0 + k), ij, P2, r, affine ? S[OG + 3] : 1.0);
       });
+    }
+
+    /// The modes m0 + stride i (i < P) of element e: scale r plus the source through the
+    /// epilogue; the new state also into U (S + OU) for the emitted traces.
+    KOKKOS_FORCEINLINE_FUNCTION void update(double* S, int e, int m0, int stride, const double r[P],
+                                            double scale) const {
+      const bool src = source.extent(0) > 0;
+      DG_UNROLL
+      for (int i = 0; i < P; ++i) {
+        const int m = m0 + stride * i;
+        const double ri = r[i] * scale + (src ? source(e, m) : 0.0);
+        S[OU + m] = ep.apply(u, reg, e, m, ri, u(e, m));
+      }
     }
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
@@ -980,13 +985,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         double* S = base + k * ED;
         double r[P];
         to_modes(tb.B, S + OH + PP * jl, 1, r, 1);
-        const bool src = source.extent(0) > 0;
-        DG_UNROLL
-        for (int i = 0; i < P; ++i) {
-          const int m = i + P * jl;
-          const double ri = r[i] + (src ? source(e, m) : 0.0);
-          S[OU + m] = ep.apply(u, reg, e, m, ri, u(e, m));
-        }
+        update(S, e, P * jl, 1, r, 1.0);
       });
       if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
         team.team_barrier();
