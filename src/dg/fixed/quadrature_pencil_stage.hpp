@@ -450,8 +450,44 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         });
       }
       if constexpr (DIFF) return; // nodal neighbour traces, read where they are used (pass 3)
-      // The own modal face coefficients as well: trace holds them (the traces of u), which
-      // saves their computation from U in pass 1.
+        // The own modal face coefficients as well: trace holds them (the traces of u), which
+        // saves their computation from U in pass 1.
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+      // CPUs: one face at a time, its type, neighbour and orientation read once (one thread per
+      // coefficient, as on GPUs, spent a quarter of the stage on index arithmetic).
+      for (int k = 0; k < nl; ++k) {
+        const int e = elem(e0 + k);
+        double* F = base + k * ED + OF;
+        for (int f = 0; f < 6; ++f) {
+          double* own = F + f * P2;
+          double* nbv = F + 6 * P2 + f * P2;
+          DG_UNROLL
+          for (int ab = 0; ab < P2; ++ab)
+            own[ab] = trace(e, f, ab, 0);
+          const int type = ftype(e, f);
+          if (type != face_local && type != face_ghost) {
+            DG_UNROLL
+            for (int ab = 0; ab < P2; ++ab)
+              nbv[ab] = 0.0;
+            continue;
+          }
+          const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
+          // The neighbour's coefficient (an, bn) = (a, b) or (b, a), its sign (-1)^(a ca + b cb).
+          const int ca = swap ? fb : fa, cb = swap ? fa : fb, sa = swap ? P : 1, sb = swap ? 1 : P;
+          const int nb = nbr(e, f);
+          const double* v =
+              type == face_local ? &trace(nb, nbr_face(e, f), 0, 0) : &ghost(nb, 0, 0);
+          const int sv = type == face_local ? static_cast<int>(trace.extent(3))
+                                            : static_cast<int>(ghost.extent(2));
+          for (int b = 0; b < P; ++b)
+            DG_UNROLL
+          for (int a = 0; a < P; ++a) {
+            const double x = v[sv * (sa * a + sb * b)];
+            nbv[a + P * b] = ((a & ca) ^ (b & cb)) ? -x : x;
+          }
+        }
+      }
+#else
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
         base[k * ED + OF + f * P2 + ab] = trace(e, f, ab, 0);
@@ -469,6 +505,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         }
         base[k * ED + OF + 6 * P2 + f * P2 + ab] = v;
       });
+#endif
     }
 
     /// Own modal face coefficients of pencil (i, j) of U in all six directions' pairs, against E
