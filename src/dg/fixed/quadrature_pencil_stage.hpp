@@ -394,6 +394,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const int e0 = bi * ne, nl = batch(bi);
       for (int k = 0; k < nl; ++k) {
         const int e = elem(e0 + k);
+        // The element's own state, register and traces (contiguous, P^3, P^3 and 6 P^2).
+        const double* own[3] = {&u(e, 0), reg.extent(0) > 0 ? &reg(e, 0) : nullptr,
+                                trace.extent(0) > 0 ? &trace(e, 0, 0, 0) : nullptr};
+        const int len[3] = {P3, P3, static_cast<int>(6 * P2 * trace.extent(3))};
+        for (int s = 0; s < 3; ++s)
+          if (own[s])
+            for (int i = 0; i < len[s]; i += 8)
+              __builtin_prefetch(own[s] + i);
         for (int f = 0; f < 6; ++f) {
           const int type = ftype(e, f);
           if (type != face_local && type != face_ghost) continue;
@@ -415,10 +423,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_INLINE_FUNCTION void load(const TeamMember& team, double* base, int bi) const {
       const int e0 = bi * ne, nl = batch(bi);
       if (team.team_rank() == 0 && !traces_only) prefetch_neighbours(bi + 1);
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+      for (int k = 0; k < nl; ++k) {
+        const double* ue = &u(elem(e0 + k), 0);
+        double* U = base + k * ED + OU;
+        for (int m = 0; m < P3; ++m)
+          U[m] = ue[m];
+      }
+#else
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
         const int k = idx / P3, m = idx % P3;
         base[k * ED + OU + m] = u(elem(e0 + k), m);
       });
+#endif
       if (traces_only) return;
       if (geometry == PencilGeometry::trilinear) {
         // Coefficient g of component i: (1/8) sum_v X_v(i) times the monomial g at the
