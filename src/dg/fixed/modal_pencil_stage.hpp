@@ -262,6 +262,43 @@ struct ModalPencilPath : Tensor<P, Q> {
       });
     }
 
+    /// The neighbour's trace (coefficient 0) that the neighbour word w points to: in bmodal
+    /// (boundary data), ghost or trace.
+    KOKKOS_FORCEINLINE_FUNCTION const double* neighbour_source(long long w) const {
+      const double* src = ((w >> word_data) & 1)
+                              ? bmodal.data()
+                              : (((w >> word_ghost) & 1) ? ghost.data() : trace.data());
+      return src + (w & word_offset_mask);
+    }
+
+    /// CPUs: asks the cache for batch bi's states, registers and the neighbour traces it reads
+    /// (which lie anywhere in trace and ghost).
+    KOKKOS_FORCEINLINE_FUNCTION void prefetch_batch(int bi, int nc) const {
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+      if (bi * ne >= static_cast<int>(elems.extent(0))) return;
+      const int e0 = bi * ne, nl = batch_elems(bi);
+      for (int k = 0; k < nl; ++k) {
+        const int e = elem(e0 + k);
+        for (int m = 0; m < P3; m += 8) {
+          __builtin_prefetch(&u(e, m));
+          if (reg.extent(0) > 0) __builtin_prefetch(&reg(e, m));
+        }
+        if (traces_only) continue;
+        for (int f = 0; f < 6; ++f) {
+          const long long w = mwords(e, f);
+          if (!((w >> word_present) & (w >> word_read) & 1)) continue;
+          const double* v = neighbour_source(w);
+          for (int i = 0; i < P2 * nc; i += 8)
+            __builtin_prefetch(v + i);
+          __builtin_prefetch(v + P2 * nc - 1);
+        }
+      }
+#else
+      (void)bi;
+      (void)nc;
+#endif
+    }
+
     /// Issues the loads of batch bi into the element buffer base (asynchronous copies): the
     /// states and registers, the records, the neighbours' traces as stored (wds: the batch's
     /// neighbour words, loaded one batch earlier; the orientation's sign flips are applied in
@@ -291,6 +328,35 @@ struct ModalPencilPath : Tensor<P, Q> {
             (((w >> word_sign_a) & pa) ^ ((w >> word_sign_b) & pb)) & 1 ? -1.0 : 1.0;
       });
       const int nc = static_cast<int>(trace.extent(3));
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+      // CPUs (one team at a time, copies synchronous): one face at a time, its word decoded once
+      // (one coefficient at a time, as on GPUs, spent most of the copy on index arithmetic);
+      // the next batch's neighbour traces, states and registers prefetched.
+      prefetch_batch(bi + 1, nc);
+      for (int k = 0; k < nl; ++k) {
+        double* Fm = base + k * ED + 2 * UX;
+        for (int f = 0; f < 6; ++f) {
+          const long long w = wds[6 * k + f];
+          double* F = Fm + f * P2;
+          if (!((w >> word_present) & (w >> word_read) & 1)) {
+            for (int ab = 0; ab < P2; ++ab) {
+              F[ab] = 0.0;
+              if (DIFF) F[6 * P2 + ab] = 0.0;
+            }
+            continue;
+          }
+          const double* src = neighbour_source(w);
+          const int sa = ((w >> word_swap) & 1) ? P : 1, sb = sa == 1 ? P : 1;
+          for (int b = 0; b < P; ++b)
+            DG_UNROLL
+          for (int a = 0; a < P; ++a) {
+            const double* v = src + (sa * a + sb * b) * nc;
+            F[a + P * b] = v[0];
+            if (DIFF) F[6 * P2 + a + P * b] = v[1];
+          }
+        }
+      }
+#else
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), fab = idx % (6 * P2), f = fab / P2, ab = fab % P2;
         const long long w = wds[6 * k + f];
@@ -303,13 +369,12 @@ struct ModalPencilPath : Tensor<P, Q> {
           return;
         }
         const int a = ab % P, b = ab / P;
-        const double* src = ((w >> word_data) & 1)
-                                ? bmodal.data()
-                                : (((w >> word_ghost) & 1) ? ghost.data() : trace.data());
-        src += (w & word_offset_mask) + (((w >> word_swap) & 1) ? b + P * a : a + P * b) * nc;
+        const double* src =
+            neighbour_source(w) + (((w >> word_swap) & 1) ? b + P * a : a + P * b) * nc;
         copy_async<SHARED>(Fm + fab, src);
         if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, src + 1);
       });
+#endif
       if (bw >= 0) copy_words<SHARED>(team, bw, wnext);
     }
 
