@@ -104,11 +104,13 @@ void modal_boundary_data(const ElementBlock& b, View2& out) {
 }
 
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              const View1& points, View3& qvol, View4& qface) {
+                              const View1& points, View3& qvol, View4& qface, IView1& qsides) {
   const int nv = b.nvol, nf = b.nface, Q = b.Q, gorder = b.gorder;
   const bool diffusion = pde.diffusion.nu > 0.0;
   qvol = View3("dg::qpencil::qvol", b.nelem, nv, diffusion ? 10 : 4);
   qface = View4("dg::qpencil::qface", b.nelem, 6, nf, diffusion ? 6 : 1);
+  qsides = diffusion ? IView1() : IView1("dg::qpencil::qsides", b.nelem);
+  const IView1 qs = qsides;
   const View3 vgeo = b.vgeo, avol = b.avol, aface = b.aface, nuface = b.nuface;
   const View3 verts = b.verts, nodes = b.nodes;
   const View2 nuvol = b.nuvol;
@@ -152,6 +154,7 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
                 qv(e, pt, m++) = s * adjugate_gram(A, d, d2);
           }
         }
+        int sides = 0;
         for (int f = 0; f < 6; ++f)
           for (int pt = 0; pt < nf; ++pt) {
             const int gp = affine ? 0 : pt;
@@ -162,7 +165,9 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
               element_map(verts, nodes, gorder, e, r, xp);
             });
             if (!diffusion) {
-              qf(e, f, pt, 0) = an * fgeo(e, f, gp, 3);
+              const double c = an * fgeo(e, f, gp, 3);
+              qf(e, f, pt, 0) = c;
+              sides |= ((c > 0.0 ? 1 : 0) | (c < 0.0 ? 2 : 0)) << (2 * f);
               continue;
             }
             qf(e, f, pt, 0) = an;
@@ -170,6 +175,7 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
               qf(e, f, pt, k) = fgeo(e, f, gp, k + 2);
             qf(e, f, pt, 5) = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
           }
+        if (!diffusion) qs(e) = sides;
       });
 }
 
@@ -181,13 +187,17 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion)
            (10.0 * Q3 + 6.0 * 6.0 * Q2) * d / P3;
   // u and the register read and written; the own and the neighbours' modal traces read and
   // the updated state's emitted (P^2 per face); ftype, nbr, nbr_face, orient; the geometry.
-  double b = 4.0 * d + 3.0 * 6.0 * P * P * d / P3 + 6.0 * 4.0 * 4.0 / P3;
+  // With the stored geometry the own traces are read only where the upwind flux takes them
+  // (some (a . n) > 0) and the neighbours' only where it takes theirs (qsides): with a constant
+  // velocity 3 of 6 faces each (the benchmark meshes), counted so.
+  const double traces = 6.0 * P * P * d / P3;
+  double b = 4.0 * d + 6.0 * 4.0 * 4.0 / P3;
   if (g == PencilGeometry::record)
-    b += (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
+    b += 3.0 * traces + (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
   else if (g == PencilGeometry::trilinear)
-    b += 24.0 * d / P3;
+    b += 3.0 * traces + 24.0 * d / P3;
   else
-    b += (4.0 * Q3 + 6.0 * Q2) * d / P3;
+    b += 2.0 * traces + (4.0 * Q3 + 6.0 * Q2) * d / P3 + 4.0 / P3;
   return b;
 }
 
@@ -197,6 +207,9 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
   const double Q3 = Q2 * Q;
   const double inverse_mass =
       affine ? 0.0 : 2.0 * (2.0 * P3 * Q + 2.0 * P2 * Q2) + Q2 * (4.0 * P * Q + 2.0 * Q);
+  // Face coefficients to points, own and neighbour's: only the sides the upwind flux takes with
+  // the stored geometry (3 of 6 each with a constant velocity).
+  const double face_pencils = g == PencilGeometry::stored ? 6.0 : 12.0;
   if (diffusion) {
     // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux
     // (C u - G grad u, 24 per point); x-, y-inner products (3 each), z-inner (2). Faces:
@@ -213,10 +226,10 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
   if (collocated && !affine && Q == P) {
     // Volume: z-, y-, x-backward; w C u; DW along x, y, z (2 Q per point each); the face lifts
     // (12 per point) and 1/|J|; z-, y-, x-inner products; update. Faces: to points (own and
-    // neighbour's: 12 (P Q P + Q Q P)), upwind flux. Emitted coefficients.
+    // neighbour's: face_pencils (P Q P + Q Q P)), upwind flux. Emitted coefficients.
     double f = 2.0 * P3 * Q + 2.0 * P2 * Q2 + 2.0 * P * Q3 + 6.0 * Q3 + 6.0 * Q3 * Q + 13.0 * Q3;
     f += 2.0 * Q3 * P + 2.0 * Q2 * P2 + 2.0 * Q * P3 + 4.0 * P3;
-    f += 24.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * P3;
+    f += face_pencils * 2.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * P3;
     if (g == PencilGeometry::trilinear) f += Q3 * (110.0 + 80.0) + 6.0 * Q2 * 75.0;
     return f;
   }
@@ -226,7 +239,7 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
   // coefficients.
   double f = 2.0 * P3 * Q + 2.0 * P2 * Q2 + Q2 * (2.0 * P * Q + 6.0 * Q + 6.0 * Q * P) +
              6.0 * P2 * Q2 + 4.0 * P3 * Q;
-  f += 24.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * (Q2 * P + P2 * Q);
+  f += face_pencils * 2.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * (Q2 * P + P2 * Q);
   f += 12.0 * P3 + 4.0 * P3 + 12.0 * P3;
   if (g == PencilGeometry::trilinear) f += Q2 * Q * 110.0 + 6.0 * Q2 * 75.0;
   if (!affine) { // weight-adjusted inverse mass

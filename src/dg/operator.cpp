@@ -403,9 +403,10 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
     a.qgeometry = quadrature_pencil_geometry();
     if (a.qgeometry == fixed::PencilGeometry::stored) {
       if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
-        fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_);
+        fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
       a.qvol = qvol_;
       a.qface = qface_;
+      a.qsides = qsides_;
     }
   } else if (!a.modal || !variant_.modal_pencil) {
     return;

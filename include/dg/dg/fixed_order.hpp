@@ -62,6 +62,10 @@ struct StageArgs {
   /// Its per-point tables (stored geometry, quadrature_pencil_tables).
   View3 qvol;
   View4 qface;
+  /// ... and, advection, per element the sides each face's upwind flux takes (bits 2 f: this
+  /// element's, some (a . n) > 0 at the face's points; 2 f + 1: the neighbour's, some (a . n) <
+  /// 0), from qface.
+  IView1 qsides;
   /// The execution space instance the stage kernel runs on.
   ExecSpace space;
 };
@@ -93,9 +97,10 @@ void modal_boundary_data(const ElementBlock& b, View2& out);
 /// qvol (elem, Q^3, 10) adds G = nu adj(J) adj(J)^T / |J| (G00, G01, G02, G11, G12, G22) and
 /// qface (elem, 6, Q^2, 6) = a . n, dS, J^-1 n, nu. From the block's metric, its velocity (a
 /// field's tables, the rotation at each point's position from the block's map at the 1-D points
-/// `points`, or the constant velocity) and its diffusivity (constant or a field).
+/// `points`, or the constant velocity) and its diffusivity (constant or a field). Advection also
+/// qsides (elem): the signs of (a . n) on each face (StageArgs::qsides); with diffusion empty.
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              const View1& points, View3& qvol, View4& qface);
+                              const View1& points, View3& qvol, View4& qface, IView1& qsides);
 
 /// Memory traffic of one LSRK stage of the fixed-order kernels per degree of freedom, in bytes
 /// (the bandwidth bound of dgbench stage): u and the register read and written; the neighbours'

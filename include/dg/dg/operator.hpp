@@ -215,6 +215,7 @@ private:
   // The quadrature pencil path's per-point tables (stored geometry), built on first use.
   View3 qvol_;
   View4 qface_;
+  IView1 qsides_;
   bool has_neumann_ = false;
   /// Compile-time kernels exist for the block's order and points (q = p + 2; q = p + 1 on the
   /// quadrature pencil path), and no element-matrix mode.

@@ -38,8 +38,10 @@
 //              with diffusion (always stored) qvol(e, point, 10) adds G (6: G00, G01, G02, G11,
 //              G12, G22) and qface(e, f, point, 6) = a . n, dS, J^-1 n, nu.
 // Bytes per DOF (qpencil_bytes_per_dof): 32 + 144 / P + (geometry + 96) / P^3, geometry 272
-// record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored; with diffusion
-// 32 + (80 Q^3 + 480 Q^2 + 144) / P^3.
+// record (vgeo and n, dS of each face), 192 trilinear; stored 32 + 96 / P + (32 Q^3 + 48 Q^2 +
+// 100) / P^3 (the own and the neighbours' traces read only on the faces whose upwind flux takes
+// them, qsides: 3 of 6 each with a constant velocity); with diffusion 32 + (80 Q^3 + 480 Q^2 +
+// 144) / P^3.
 #pragma once
 
 #include "dg/dg/basis.hpp"
@@ -273,6 +275,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     View2 bdata, source, tau;
     View3 qvol;
     View4 qface;
+    IView1 qsides; // advection, stored geometry: per element the sides each face's flux takes
     double vel[3] = {0.0, 0.0, 0.0};
     double eta = 0.0; // the SIPG penalty factor (face f: eta tau(e, f) nu)
     Epilogue ep;
@@ -341,6 +344,17 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       return tb.w[a] * tb.w[b] * tb.w[c] * inverse_jacobian(e, G, tb, a, b, c);
     }
 
+    /// Advection: the sides whose values face f's upwind flux takes: bit 0 this element's (a
+    /// boundary face, or some (a . n) > 0 at its points), bit 1 the neighbour's (an interior
+    /// face with some (a . n) < 0). Where the signs are not tabulated (qsides empty: record and
+    /// trilinear geometry) interior faces take both. The face passes skip the other side's
+    /// loads and contractions: with a constant velocity half of them.
+    KOKKOS_FORCEINLINE_FUNCTION int face_sides(int e, int f) const {
+      const int type = ftype(e, f);
+      if (type != face_local && type != face_ghost) return 1;
+      return qsides.extent(0) > 0 ? (qsides(e) >> (2 * f)) & 3 : 3;
+    }
+
     /// (a . n) dS at point (al, be) of face f (outward normal).
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
@@ -361,21 +375,27 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                    int be, double phi[Q]) const {
       const double* si = S + OS + f * PP * Q + PP * be;
       const double* so = si + 6 * PP * Q;
+      const int sides = face_sides(e, f);
       double vi[P], vo[P];
       DG_UNROLL
       for (int a = 0; a < P; ++a) {
-        vi[a] = si[a];
-        vo[a] = so[a];
+        vi[a] = sides & 1 ? si[a] : 0.0;
+        vo[a] = sides & 2 ? so[a] : 0.0;
       }
       const int type = ftype(e, f);
       const int slot = nbr(e, f);
       DG_UNROLL
       for (int al = 0; al < Q; ++al) {
         double uin = 0.0, uout = 0.0;
-        DG_UNROLL
-        for (int a = 0; a < P; ++a) {
-          uin += tb.B[al * P + a] * vi[a];
-          uout += tb.B[al * P + a] * vo[a];
+        if (sides & 1) {
+          DG_UNROLL
+          for (int a = 0; a < P; ++a)
+            uin += tb.B[al * P + a] * vi[a];
+        }
+        if (sides & 2) {
+          DG_UNROLL
+          for (int a = 0; a < P; ++a)
+            uout += tb.B[al * P + a] * vo[a];
         }
         const double an = normal_velocity(e, S + OG, tb, f, al, be);
         if (type != face_local && type != face_ghost) {
@@ -478,16 +498,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         for (int f = 0; f < 6; ++f) {
           double* own = F + f * P2;
           double* nbv = F + 6 * P2 + f * P2;
-          DG_UNROLL
-          for (int ab = 0; ab < P2; ++ab)
-            own[ab] = trace(e, f, ab, 0);
-          const int type = ftype(e, f);
-          if (type != face_local && type != face_ghost) {
+          const int sides = face_sides(e, f);
+          if (sides & 1) {
             DG_UNROLL
             for (int ab = 0; ab < P2; ++ab)
-              nbv[ab] = 0.0;
-            continue;
+              own[ab] = trace(e, f, ab, 0);
           }
+          if (!(sides & 2)) continue;
+          const int type = ftype(e, f);
           const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
           // The neighbour's coefficient (an, bn) = (a, b) or (b, a), its sign (-1)^(a ca + b cb).
           const int ca = swap ? fb : fa, cb = swap ? fa : fb, sa = swap ? P : 1, sb = swap ? 1 : P;
@@ -507,20 +525,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 #else
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
-        base[k * ED + OF + f * P2 + ab] = trace(e, f, ab, 0);
-        const int type = ftype(e, f);
-        double v = 0.0;
-        if (type == face_local || type == face_ghost) {
+        const int sides = face_sides(e, f);
+        if (sides & 1) base[k * ED + OF + f * P2 + ab] = trace(e, f, ab, 0);
+        if (sides & 2) {
+          const int type = ftype(e, f);
           const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
           const int a = ab % P, b = ab / P;
           const int an = swap ? b : a, bn = swap ? a : b;
           const int flip = ((a & (swap ? fb : fa)) ^ (b & (swap ? fa : fb))) & 1;
           const int nb = nbr(e, f);
-          v = type == face_local ? trace(nb, nbr_face(e, f), an + P * bn, 0)
-                                 : ghost(nb, an + P * bn, 0);
-          if (flip) v = -v;
+          const double v = type == face_local ? trace(nb, nbr_face(e, f), an + P * bn, 0)
+                                              : ghost(nb, an + P * bn, 0);
+          base[k * ED + OF + 6 * P2 + f * P2 + ab] = flip ? -v : v;
         }
-        base[k * ED + OF + 6 * P2 + f * P2 + ab] = v;
       });
 #endif
     }
@@ -545,11 +562,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// advection h = side * 6 + f against B (own, then the neighbour's); diffusion h < 6 E_f
     /// against B, h < 12 E_f against D (the b-derivative), else dE_f against B. No barrier.
     KOKKOS_INLINE_FUNCTION void faces_along_b(const TeamMember& team, const Tables& tb,
-                                              double* base, int nl) const {
+                                              double* base, int e0, int nl) const {
       constexpr int NH = DIFF ? 18 : 12;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * NH * P), [&](int idx) {
         const int k = idx / (NH * P), h = (idx / P) % NH, a = idx % P;
         double* S = base + k * ED;
+        if constexpr (!DIFF) // only the sides the face's upwind flux takes
+          if (!((face_sides(elem(e0 + k), h % 6) >> (h / 6)) & 1)) return;
         const int src = DIFF && h >= 6 ? h - 6 : h;
         if (DIFF && h >= 6 && h < 12)
           to_points(tb.D, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
@@ -658,7 +677,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           face_coefficients(S + OU, ij % P, ij / P, tb, S + OF);
         });
         team.team_barrier();
-        faces_along_b(team, tb, base, nl);
+        faces_along_b(team, tb, base, e0, nl);
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
           const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
@@ -799,7 +818,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           to_points(tb.B, T1 + P2 * Q, P, S + OH + PP * Q2 + i + PP * Q * c, PP);
         }
       });
-      faces_along_b(team, tb, base, nl);
+      faces_along_b(team, tb, base, e0, nl);
       team.team_barrier();
       if constexpr (!DIFF && Q == P) {
         if (collocated) return collocated_passes(team, tb, base, e0, nl);
@@ -1153,6 +1172,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.tau = b.tau;
     k.qvol = a.qvol;
     k.qface = a.qface;
+    k.qsides = a.qsides;
     for (int d = 0; d < 3; ++d)
       k.vel[d] = a.pde.advection.a[d];
     k.eta = a.pde.diffusion.eta;
