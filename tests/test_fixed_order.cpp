@@ -408,6 +408,8 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
         pencil3.qpencil_min_blocks = 5; // launch bounds (GPUs)
         // q = p + 1: the modal right-hand side before the inverse mass, not the collocated passes.
         pencil3.qpencil_collocated = false;
+        // Per-point tables: both sides of every interior face through the face passes.
+        pencil3.qpencil_upwind_sides = false;
         const auto ref = rhs_with(s, generic);
         s.op().set_variant(pencil);
         INFO(c.mesh << (c.sets.empty() ? "" : " " + c.sets[0]) << ", p = " << p

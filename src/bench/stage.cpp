@@ -81,17 +81,18 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_recompute = true;
   else if (var == "qpencil-modal-rhs")
     v.qpencil_collocated = false;
+  else if (var == "qpencil-both-sides")
+    v.qpencil_upwind_sides = false;
   else if (var == "modal-entry")
     v.modal_pencil = false;
   else if (var == "modal") {
     v.modal_diffusion = true;
     v.modal_diffusion_max_order = fixed::max_order;
   } else if (var != "fused" && var != "separate")
-    throw InputError(
-        "dgbench stage: --variants " + var +
-        ": valid are fused, blocked, entry, recompute, separate, runtime, "
-        "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-modal-rhs, modal, "
-        "modal-entry");
+    throw InputError("dgbench stage: --variants " + var +
+                     ": valid are fused, blocked, entry, recompute, separate, runtime, "
+                     "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-modal-rhs, "
+                     "qpencil-both-sides, modal, modal-entry");
 }
 
 int stage(Options& o) {
@@ -119,7 +120,9 @@ int stage(Options& o) {
       "quadrature path one element per team instead of the pencil form), qpencil-trilinear "
       "(warped meshes: the trilinear metric recomputed instead of per-point tables), "
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
-      "weight-adjusted inverse mass instead of the collocated passes), modal (advection-diffusion "
+      "weight-adjusted inverse mass instead of the collocated passes), qpencil-both-sides "
+      "(per-point tables: both sides of every interior face through the face passes, not only "
+      "those the upwind flux takes), modal (advection-diffusion "
       "on affine meshes through the modal SIPG path, the default)");
   const std::vector<int> qoffsets =
       o.ints("q-offset", "2",
@@ -226,6 +229,8 @@ int stage(Options& o) {
                     if ((var == "quadrature" || var == "qpencil") && me != "affine") continue;
                     if (var == "qpencil-trilinear" && me != "warped") continue;
                     if (var == "qpencil-modal-rhs" && (me == "affine" || qo != 1)) continue;
+                    if (var == "qpencil-both-sides" && me == "affine" && ph == "advection")
+                      continue;
                     if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
                     if (var == "modal-entry" && me != "affine") continue;
                     s.op().set_variant(v);
@@ -259,7 +264,8 @@ int stage(Options& o) {
                     const bool field = ph == "advection-field";
                     const double bpd =
                         (qp ? fixed::qpencil_bytes_per_dof(p, s.op().quadrature_pencil_geometry(),
-                                                           s.block().Q, diff)
+                                                           s.block().Q, diff,
+                                                           v.qpencil_upwind_sides)
                             : fixed::stage_bytes_per_dof(p, diff, affine, v) +
                                   fixed::field_bytes_per_dof(p, field, false, false)) +
                         (var == "separate" ? 5.0 * sizeof(double) : 0.0);
@@ -279,11 +285,12 @@ int stage(Options& o) {
                     r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
                     r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
                     r.set("frac_bound", rate / bound);
-                    r.set("gflops", (qp ? fixed::qpencil_flops_per_element(
-                                              p, s.op().quadrature_pencil_geometry(), affine,
-                                              s.block().Q, diff, v.qpencil_collocated)
-                                        : fixed::stage_flops_per_element(p, diff, affine, v)) *
-                                        s.global_elements() * 5.0 / tstep * 1e-9);
+                    r.set("gflops",
+                          (qp ? fixed::qpencil_flops_per_element(
+                                    p, s.op().quadrature_pencil_geometry(), affine, s.block().Q,
+                                    diff, v.qpencil_collocated, v.qpencil_upwind_sides)
+                              : fixed::stage_flops_per_element(p, diff, affine, v)) *
+                              s.global_elements() * 5.0 / tstep * 1e-9);
                     t.add(r);
                   }
         }

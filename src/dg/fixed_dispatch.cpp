@@ -179,7 +179,8 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
       });
 }
 
-double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion) {
+double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
+                             bool upwind_sides) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double d = sizeof(double);
   if (diffusion) // nodal traces (u, grad u . n) read and emitted, tau, qvol (10), qface (6)
@@ -197,19 +198,19 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion)
   else if (g == PencilGeometry::trilinear)
     b += 3.0 * traces + 24.0 * d / P3;
   else
-    b += 2.0 * traces + (4.0 * Q3 + 6.0 * Q2) * d / P3 + 4.0 / P3;
+    b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (4.0 * Q3 + 6.0 * Q2) * d / P3;
   return b;
 }
 
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q, bool diffusion,
-                                 bool collocated) {
+                                 bool collocated, bool upwind_sides) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
   const double Q3 = Q2 * Q;
   const double inverse_mass =
       affine ? 0.0 : 2.0 * (2.0 * P3 * Q + 2.0 * P2 * Q2) + Q2 * (4.0 * P * Q + 2.0 * Q);
   // Face coefficients to points, own and neighbour's: only the sides the upwind flux takes with
   // the stored geometry (3 of 6 each with a constant velocity).
-  const double face_pencils = g == PencilGeometry::stored ? 6.0 : 12.0;
+  const double face_pencils = g == PencilGeometry::stored && upwind_sides ? 6.0 : 12.0;
   if (diffusion) {
     // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux
     // (C u - G grad u, 24 per point); x-, y-inner products (3 each), z-inner (2). Faces:

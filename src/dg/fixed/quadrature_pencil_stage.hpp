@@ -67,7 +67,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   using T::TAB;
   using typename T::Tables;
 
-  /// Element scratch of Stage<DIFF>: G (24: geometry); F: advection FC/FN (own and neighbour's
+  /// Element scratch of Stage<DIFF>: G (24: geometry); SD (6: advection, each face's sides,
+  /// face_sides); F: advection FC/FN (own and neighbour's
   /// face coefficients, 12 P^2; then the first face inner products, 6 P Q), diffusion FC (own
   /// face coefficients against E and dE, 12 P^2; then three first face inner products, 18 P Q);
   /// S: advection face values along b, own and neighbour's (12 P Q; then the face inner
@@ -86,7 +87,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// last pass (BQ is free then) for the emitted traces; the old state comes from u.
   template <bool DIFF>
   struct Layout {
-    static constexpr int OG = 0, OF = OG + 24,
+    static constexpr int OG = 0, OSD = OG + 24, OF = OSD + 6,
                          OS = OF + (DIFF ? max(12 * P2, 18 * PP * Q) : max(12 * P2, 6 * PP * Q)),
                          OA = OS + (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2)),
                          OB = OA + 2 * P2 * Q, OU = OB, OH = OB + max(PP * Q2, P3),
@@ -263,8 +264,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   template <bool DIFF>
   struct Stage {
     using L = Layout<DIFF>;
-    static constexpr int OG = L::OG, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB, OU = L::OU,
-                         OH = L::OH, ED = L::ED;
+    static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
+                         OU = L::OU, OH = L::OH, ED = L::ED;
     View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 verts, vgeo, ghost;
     View4 fgeo, trace, trace_out;
@@ -375,7 +376,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                    int be, double phi[Q]) const {
       const double* si = S + OS + f * PP * Q + PP * be;
       const double* so = si + 6 * PP * Q;
-      const int sides = face_sides(e, f);
+      const int sides = static_cast<int>(S[OSD + f]); // face_sides(e, f)
       double vi[P], vo[P];
       DG_UNROLL
       for (int a = 0; a < P; ++a) {
@@ -499,6 +500,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double* own = F + f * P2;
           double* nbv = F + 6 * P2 + f * P2;
           const int sides = face_sides(e, f);
+          F[OSD - OF + f] = sides;
           if (sides & 1) {
             DG_UNROLL
             for (int ab = 0; ab < P2; ++ab)
@@ -526,6 +528,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
         const int sides = face_sides(e, f);
+        if (ab == 0) base[k * ED + OSD + f] = sides;
         if (sides & 1) base[k * ED + OF + f * P2 + ab] = trace(e, f, ab, 0);
         if (sides & 2) {
           const int type = ftype(e, f);
@@ -562,13 +565,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// advection h = side * 6 + f against B (own, then the neighbour's); diffusion h < 6 E_f
     /// against B, h < 12 E_f against D (the b-derivative), else dE_f against B. No barrier.
     KOKKOS_INLINE_FUNCTION void faces_along_b(const TeamMember& team, const Tables& tb,
-                                              double* base, int e0, int nl) const {
+                                              double* base, int nl) const {
       constexpr int NH = DIFF ? 18 : 12;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * NH * P), [&](int idx) {
         const int k = idx / (NH * P), h = (idx / P) % NH, a = idx % P;
         double* S = base + k * ED;
         if constexpr (!DIFF) // only the sides the face's upwind flux takes
-          if (!((face_sides(elem(e0 + k), h % 6) >> (h / 6)) & 1)) return;
+          if (!((static_cast<int>(S[OSD + h % 6]) >> (h / 6)) & 1)) return;
         const int src = DIFF && h >= 6 ? h - 6 : h;
         if (DIFF && h >= 6 && h < 12)
           to_points(tb.D, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
@@ -677,7 +680,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           face_coefficients(S + OU, ij % P, ij / P, tb, S + OF);
         });
         team.team_barrier();
-        faces_along_b(team, tb, base, e0, nl);
+        faces_along_b(team, tb, base, nl);
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
           const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
@@ -818,7 +821,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           to_points(tb.B, T1 + P2 * Q, P, S + OH + PP * Q2 + i + PP * Q * c, PP);
         }
       });
-      faces_along_b(team, tb, base, e0, nl);
+      faces_along_b(team, tb, base, nl);
       team.team_barrier();
       if constexpr (!DIFF && Q == P) {
         if (collocated) return collocated_passes(team, tb, base, e0, nl);
