@@ -67,17 +67,17 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   using T::TAB;
   using typename T::Tables;
 
-  /// Element scratch of Stage<DIFF>: G (24: geometry); SD (6: advection, each face's sides,
-  /// face_sides); F: advection FC/FN (own and neighbour's
-  /// face coefficients, 12 P^2; then the first face inner products, 6 P Q), diffusion FC (own
-  /// face coefficients against E and dE, 12 P^2; then three first face inner products, 18 P Q);
-  /// S: advection face values along b, own and neighbour's (12 P Q; then the face inner
-  /// products, 6 P^2), diffusion E B, E D, dE B along b (18 P Q; then the face inner products
-  /// against E and dE, 12 P^2); A (z-backward: 1, diffusion 2 of P^2 Q; then the y-inner
-  /// products 2 P^2 Q); BQ (U, then the x-backward input P Q^2, then in place the x-inner
-  /// products against D); H (diffusion: the derivatives' x-backward inputs 2 P Q^2; the other
-  /// two x-inner products 2 P Q^2, then R). p = 5: 20.6 KB, with diffusion 26.6 KB; p = 7:
-  /// 40.8 KB, with diffusion 50.2 KB (beyond level 0: global-memory scratch).
+  /// Element scratch of Stage<DIFF>: G (24: geometry); SD (advection: each face's sides,
+  /// face_sides, 6 of 16 doubles, so that the arrays after it keep their shared-memory banks); F:
+  /// advection FC/FN (own and neighbour's face coefficients, 12 P^2; then the first face inner
+  /// products, 6 P Q), diffusion FC (own face coefficients against E and dE, 12 P^2; then three
+  /// first face inner products, 18 P Q); S: advection face values along b, own and neighbour's (12
+  /// P Q; then the face inner products, 6 P^2), diffusion E B, E D, dE B along b (18 P Q; then the
+  /// face inner products against E and dE, 12 P^2); A (z-backward: 1, diffusion 2 of P^2 Q; then
+  /// the y-inner products 2 P^2 Q); BQ (U, then the x-backward input P Q^2, then in place the
+  /// x-inner products against D); H (diffusion: the derivatives' x-backward inputs 2 P Q^2; the
+  /// other two x-inner products 2 P Q^2, then R). p = 5: 20.7 KB, with diffusion 26.6 KB; p = 7:
+  /// 41.0 KB, with diffusion 50.2 KB (beyond level 0: global-memory scratch).
   /// Pencils of P values that neighbouring threads read or write side by side (BQ, H, the
   /// face values) are PP apart, P + 1 where P is even, so that they fall on different
   /// shared-memory banks.
@@ -87,7 +87,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// last pass (BQ is free then) for the emitted traces; the old state comes from u.
   template <bool DIFF>
   struct Layout {
-    static constexpr int OG = 0, OSD = OG + 24, OF = OSD + 6,
+    static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF ? 0 : 16),
                          OS = OF + (DIFF ? max(12 * P2, 18 * PP * Q) : max(12 * P2, 6 * PP * Q)),
                          OA = OS + (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2)),
                          OB = OA + 2 * P2 * Q, OU = OB, OH = OB + max(PP * Q2, P3),
