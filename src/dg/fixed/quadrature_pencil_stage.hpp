@@ -67,8 +67,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   using T::TAB;
   using typename T::Tables;
 
-  /// Element scratch of Stage<DIFF>: G (24: geometry); SD (advection: each face's sides,
-  /// face_sides, 6 of 16 doubles, so that the arrays after it keep their shared-memory banks); F:
+  /// Element scratch of Stage<DIFF>: G (24: geometry); SD (advection, side_list: each face's
+  /// sides, their count and list, 20 of 32 doubles, so that the arrays after it keep their
+  /// shared-memory banks); F:
   /// advection FC/FN (own and neighbour's face coefficients, 12 P^2; then the first face inner
   /// products, 6 P Q), diffusion FC (own face coefficients against E and dE, 12 P^2; then three
   /// first face inner products, 18 P Q); S: advection face values along b, own and neighbour's (12
@@ -76,8 +77,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// face inner products against E and dE, 12 P^2); A (z-backward: 1, diffusion 2 of P^2 Q; then
   /// the y-inner products 2 P^2 Q); BQ (U, then the x-backward input P Q^2, then in place the
   /// x-inner products against D); H (diffusion: the derivatives' x-backward inputs 2 P Q^2; the
-  /// other two x-inner products 2 P Q^2, then R). p = 5: 20.7 KB, with diffusion 26.6 KB; p = 7:
-  /// 41.0 KB, with diffusion 50.2 KB (beyond level 0: global-memory scratch).
+  /// other two x-inner products 2 P Q^2, then R). p = 5: 20.9 KB, with diffusion 26.6 KB; p = 7:
+  /// 41.1 KB, with diffusion 50.2 KB (beyond level 0: global-memory scratch).
   /// Pencils of P values that neighbouring threads read or write side by side (BQ, H, the
   /// face values) are PP apart, P + 1 where P is even, so that they fall on different
   /// shared-memory banks.
@@ -87,7 +88,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// last pass (BQ is free then) for the emitted traces; the old state comes from u.
   template <bool DIFF>
   struct Layout {
-    static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF ? 0 : 16),
+    static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF ? 0 : 32),
                          OS = OF + (DIFF ? max(12 * P2, 18 * PP * Q) : max(12 * P2, 6 * PP * Q)),
                          OA = OS + (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2)),
                          OB = OA + 2 * P2 * Q, OU = OB, OH = OB + max(PP * Q2, P3),
@@ -356,6 +357,21 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       return qsides.extent(0) > 0 ? (qsides(e) >> (2 * f)) & 3 : 3;
     }
 
+    /// Advection: into SD (team scratch) each face's sides (face_sides) at SD[f], and the pencil
+    /// groups h = side * 6 + f the face passes take (faces_along_b), their count at SD[6] and
+    /// the list from SD[8].
+    KOKKOS_FORCEINLINE_FUNCTION void side_list(int e, double* SD) const {
+      int n = 0;
+      for (int f = 0; f < 6; ++f) {
+        const int sides = face_sides(e, f);
+        SD[f] = sides;
+        if (sides & 1) SD[8 + n++] = f;
+      }
+      for (int f = 0; f < 6; ++f)
+        if (static_cast<int>(SD[f]) & 2) SD[8 + n++] = 6 + f;
+      SD[6] = n;
+    }
+
     /// (a . n) dS at point (al, be) of face f (outward normal).
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
@@ -376,27 +392,30 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                    int be, double phi[Q]) const {
       const double* si = S + OS + f * PP * Q + PP * be;
       const double* so = si + 6 * PP * Q;
+      // Where the face takes one side (the sign of (a . n) fixed on it), that side's values
+      // serve as both: one contraction, the same instructions for every such face.
       const int sides = static_cast<int>(S[OSD + f]); // face_sides(e, f)
+      const double* s1 = sides == 2 ? so : si;
       double vi[P], vo[P];
       DG_UNROLL
       for (int a = 0; a < P; ++a) {
-        vi[a] = sides & 1 ? si[a] : 0.0;
-        vo[a] = sides & 2 ? so[a] : 0.0;
+        vi[a] = sides ? s1[a] : 0.0;
+        vo[a] = sides == 3 ? so[a] : 0.0;
       }
       const int type = ftype(e, f);
       const int slot = nbr(e, f);
       DG_UNROLL
       for (int al = 0; al < Q; ++al) {
         double uin = 0.0, uout = 0.0;
-        if (sides & 1) {
-          DG_UNROLL
-          for (int a = 0; a < P; ++a)
-            uin += tb.B[al * P + a] * vi[a];
-        }
-        if (sides & 2) {
+        DG_UNROLL
+        for (int a = 0; a < P; ++a)
+          uin += tb.B[al * P + a] * vi[a];
+        if (sides == 3) {
           DG_UNROLL
           for (int a = 0; a < P; ++a)
             uout += tb.B[al * P + a] * vo[a];
+        } else {
+          uout = uin;
         }
         const double an = normal_velocity(e, S + OG, tb, f, al, be);
         if (type != face_local && type != face_ghost) {
@@ -496,11 +515,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       for (int k = 0; k < nl; ++k) {
         const int e = elem(e0 + k);
         double* F = base + k * ED + OF;
+        side_list(e, base + k * ED + OSD);
         for (int f = 0; f < 6; ++f) {
           double* own = F + f * P2;
           double* nbv = F + 6 * P2 + f * P2;
-          const int sides = face_sides(e, f);
-          F[OSD - OF + f] = sides;
+          const int sides = static_cast<int>(base[k * ED + OSD + f]);
           if (sides & 1) {
             DG_UNROLL
             for (int ab = 0; ab < P2; ++ab)
@@ -525,10 +544,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         }
       }
 #else
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl),
+                           [&](int k) { side_list(elem(e0 + k), base + k * ED + OSD); });
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
         const int sides = face_sides(e, f);
-        if (ab == 0) base[k * ED + OSD + f] = sides;
         if (sides & 1) base[k * ED + OF + f * P2 + ab] = trace(e, f, ab, 0);
         if (sides & 2) {
           const int type = ftype(e, f);
@@ -568,10 +588,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                               double* base, int nl) const {
       constexpr int NH = DIFF ? 18 : 12;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * NH * P), [&](int idx) {
-        const int k = idx / (NH * P), h = (idx / P) % NH, a = idx % P;
+        const int k = idx / (NH * P), a = idx % P;
         double* S = base + k * ED;
-        if constexpr (!DIFF) // only the sides the face's upwind flux takes
-          if (!((static_cast<int>(S[OSD + h % 6]) >> (h / 6)) & 1)) return;
+        int h = (idx / P) % NH;
+        if constexpr (!DIFF) { // only the sides the faces' upwind fluxes take (side_list)
+          if (h >= static_cast<int>(S[OSD + 6])) return;
+          h = static_cast<int>(S[OSD + 8 + h]);
+        }
         const int src = DIFF && h >= 6 ? h - 6 : h;
         if (DIFF && h >= 6 && h < 12)
           to_points(tb.D, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
