@@ -263,9 +263,9 @@ int stage(Options& o) {
                     const bool affine = s.block().affine;
                     const bool field = ph == "advection-field";
                     const double bpd =
-                        (qp ? fixed::qpencil_bytes_per_dof(p, s.op().quadrature_pencil_geometry(),
-                                                           s.block().Q, diff,
-                                                           v.qpencil_upwind_sides)
+                        (qp ? fixed::qpencil_bytes_per_dof(
+                                  p, s.op().quadrature_pencil_geometry(), s.block().Q, diff,
+                                  v.qpencil_upwind_sides && fixed::face_side_selection)
                             : fixed::stage_bytes_per_dof(p, diff, affine, v) +
                                   fixed::field_bytes_per_dof(p, field, false, false)) +
                         (var == "separate" ? 5.0 * sizeof(double) : 0.0);
@@ -285,12 +285,12 @@ int stage(Options& o) {
                     r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
                     r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
                     r.set("frac_bound", rate / bound);
-                    r.set("gflops",
-                          (qp ? fixed::qpencil_flops_per_element(
-                                    p, s.op().quadrature_pencil_geometry(), affine, s.block().Q,
-                                    diff, v.qpencil_collocated, v.qpencil_upwind_sides)
-                              : fixed::stage_flops_per_element(p, diff, affine, v)) *
-                              s.global_elements() * 5.0 / tstep * 1e-9);
+                    r.set("gflops", (qp ? fixed::qpencil_flops_per_element(
+                                              p, s.op().quadrature_pencil_geometry(), affine,
+                                              s.block().Q, diff, v.qpencil_collocated,
+                                              v.qpencil_upwind_sides && fixed::face_side_selection)
+                                        : fixed::stage_flops_per_element(p, diff, affine, v)) *
+                                        s.global_elements() * 5.0 / tstep * 1e-9);
                     t.add(r);
                   }
         }

@@ -406,7 +406,7 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
         fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
       a.qvol = qvol_;
       a.qface = qface_;
-      if (variant_.qpencil_upwind_sides) a.qsides = qsides_;
+      if (variant_.qpencil_upwind_sides && fixed::face_side_selection) a.qsides = qsides_;
     }
   } else if (!a.modal || !variant_.modal_pencil) {
     return;

@@ -28,6 +28,17 @@ inline bool available_pencil_only(int order, int q) {
   return order >= min_order && order <= max_order && q == order + 1;
 }
 
+/// The quadrature pencil path's face passes take only the sides each face's upwind flux uses
+/// (StageArgs::qsides, KernelVariant::qpencil_upwind_sides) on CPUs, where they save the work
+/// (one core, p = 5, q = p + 1: 1.10x); GPU builds take both sides of every face: there the
+/// selection's extra instructions cost as much as the skipped loads and contractions saved
+/// (H100, docs/performance.md).
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+inline constexpr bool face_side_selection = false;
+#else
+inline constexpr bool face_side_selection = true;
+#endif
+
 /// Geometry of the quadrature pencil path (quadrature_pencil_stage.hpp): one record per affine
 /// element (constant velocity), the trilinear map recomputed from the 8 vertices at each point
 /// (constant velocity), or per-point tables (velocity fields, curved elements).

@@ -120,9 +120,10 @@ struct KernelVariant {
   /// it (QuadraturePencilPath::Stage::collocated_passes; false: the modal right-hand side
   /// first, dgbench --variants qpencil-modal-rhs).
   bool qpencil_collocated = true;
-  /// ... advection with per-point tables: each face's passes take only the sides its upwind
-  /// flux uses (the signs of (a . n) tabulated, StageArgs::qsides; false: both sides on every
-  /// interior face, dgbench --variants qpencil-both-sides).
+  /// ... advection with per-point tables, CPU builds (fixed::face_side_selection): each face's
+  /// passes take only the sides its upwind flux uses (the signs of (a . n) tabulated,
+  /// StageArgs::qsides; false: both sides on every interior face, dgbench --variants
+  /// qpencil-both-sides).
   bool qpencil_upwind_sides = true;
   /// Advection on affine blocks with a constant velocity and inflow or Dirichlet faces: the
   /// modal pencil kernel with the boundary data projected onto the face modes each stage

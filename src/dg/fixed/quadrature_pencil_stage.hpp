@@ -88,7 +88,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// last pass (BQ is free then) for the emitted traces; the old state comes from u.
   template <bool DIFF>
   struct Layout {
-    static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF ? 0 : 32),
+    static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
                          OS = OF + (DIFF ? max(12 * P2, 18 * PP * Q) : max(12 * P2, 6 * PP * Q)),
                          OA = OS + (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2)),
                          OB = OA + 2 * P2 * Q, OU = OB, OH = OB + max(PP * Q2, P3),
@@ -393,8 +393,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const double* si = S + OS + f * PP * Q + PP * be;
       const double* so = si + 6 * PP * Q;
       // Where the face takes one side (the sign of (a . n) fixed on it), that side's values
-      // serve as both: one contraction, the same instructions for every such face.
-      const int sides = static_cast<int>(S[OSD + f]); // face_sides(e, f)
+      // serve as both: one contraction.
+      const int sides = face_side_selection ? static_cast<int>(S[OSD + f]) : 3; // face_sides
       const double* s1 = sides == 2 ? so : si;
       double vi[P], vo[P];
       DG_UNROLL
@@ -544,23 +544,23 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         }
       }
 #else
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl),
-                           [&](int k) { side_list(elem(e0 + k), base + k * ED + OSD); });
+      // GPUs: one thread per coefficient, both sides of every face (face_side_selection).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
-        const int sides = face_sides(e, f);
-        if (sides & 1) base[k * ED + OF + f * P2 + ab] = trace(e, f, ab, 0);
-        if (sides & 2) {
-          const int type = ftype(e, f);
+        base[k * ED + OF + f * P2 + ab] = trace(e, f, ab, 0);
+        const int type = ftype(e, f);
+        double v = 0.0;
+        if (type == face_local || type == face_ghost) {
           const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
           const int a = ab % P, b = ab / P;
           const int an = swap ? b : a, bn = swap ? a : b;
           const int flip = ((a & (swap ? fb : fa)) ^ (b & (swap ? fa : fb))) & 1;
           const int nb = nbr(e, f);
-          const double v = type == face_local ? trace(nb, nbr_face(e, f), an + P * bn, 0)
-                                              : ghost(nb, an + P * bn, 0);
-          base[k * ED + OF + 6 * P2 + f * P2 + ab] = flip ? -v : v;
+          v = type == face_local ? trace(nb, nbr_face(e, f), an + P * bn, 0)
+                                 : ghost(nb, an + P * bn, 0);
+          if (flip) v = -v;
         }
+        base[k * ED + OF + 6 * P2 + f * P2 + ab] = v;
       });
 #endif
     }
@@ -591,7 +591,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const int k = idx / (NH * P), a = idx % P;
         double* S = base + k * ED;
         int h = (idx / P) % NH;
-        if constexpr (!DIFF) { // only the sides the faces' upwind fluxes take (side_list)
+        if constexpr (!DIFF && face_side_selection) { // only the sides taken (side_list)
           if (h >= static_cast<int>(S[OSD + 6])) return;
           h = static_cast<int>(S[OSD + 8 + h]);
         }
