@@ -122,9 +122,9 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v);
 /// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2),
 /// advection or advection-diffusion (stored geometry, nodal traces).
-/// upwind_sides: KernelVariant::qpencil_upwind_sides.
+/// upwind_sides: the face side selection (KernelVariant::qpencil_upwind_sides, CPUs).
 double qpencil_bytes_per_dof(int order, PencilGeometry g, int q = 0, bool diffusion = false,
-                             bool upwind_sides = true);
+                             bool upwind_sides = face_side_selection);
 /// Bytes per DOF that tabulated fields add to a stage (on top of stage_bytes_per_dof, for the
 /// quadrature path that reads them): a velocity field 3 doubles per volume point (the
 /// contravariant flux |J| J^{-1} a) and 1 per face point (a . n); a diffusivity field 1 per
@@ -139,7 +139,7 @@ double stage_flops_per_element(int order, bool diffusion, bool affine, const Ker
 /// collocated passes (KernelVariant::qpencil_collocated).
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q = 0,
                                  bool diffusion = false, bool collocated = true,
-                                 bool upwind_sides = true);
+                                 bool upwind_sides = face_side_selection);
 
 } // namespace fixed
 } // namespace dg

@@ -38,10 +38,10 @@
 //              with diffusion (always stored) qvol(e, point, 10) adds G (6: G00, G01, G02, G11,
 //              G12, G22) and qface(e, f, point, 6) = a . n, dS, J^-1 n, nu.
 // Bytes per DOF (qpencil_bytes_per_dof): 32 + 144 / P + (geometry + 96) / P^3, geometry 272
-// record (vgeo and n, dS of each face), 192 trilinear; stored 32 + 96 / P + (32 Q^3 + 48 Q^2 +
-// 100) / P^3 (the own and the neighbours' traces read only on the faces whose upwind flux takes
-// them, qsides: 3 of 6 each with a constant velocity); with diffusion 32 + (80 Q^3 + 480 Q^2 +
-// 144) / P^3.
+// record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored; on CPUs stored
+// 32 + 96 / P + (32 Q^3 + 48 Q^2 + 100) / P^3 (face_side_selection: the own and the neighbours'
+// traces read only on the faces whose upwind flux takes them, 3 of 6 each with a constant
+// velocity); with diffusion 32 + (80 Q^3 + 480 Q^2 + 144) / P^3.
 #pragma once
 
 #include "dg/dg/basis.hpp"
@@ -67,9 +67,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   using T::TAB;
   using typename T::Tables;
 
-  /// Element scratch of Stage<DIFF>: G (24: geometry); SD (advection, side_list: each face's
-  /// sides, their count and list, 20 of 32 doubles, so that the arrays after it keep their
-  /// shared-memory banks); F:
+  /// Element scratch of Stage<DIFF>: G (24: geometry); SD (advection on CPUs, side_list: each
+  /// face's sides, their count and list, 20 of 32 doubles); F:
   /// advection FC/FN (own and neighbour's face coefficients, 12 P^2; then the first face inner
   /// products, 6 P Q), diffusion FC (own face coefficients against E and dE, 12 P^2; then three
   /// first face inner products, 18 P Q); S: advection face values along b, own and neighbour's (12
@@ -77,11 +76,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// face inner products against E and dE, 12 P^2); A (z-backward: 1, diffusion 2 of P^2 Q; then
   /// the y-inner products 2 P^2 Q); BQ (U, then the x-backward input P Q^2, then in place the
   /// x-inner products against D); H (diffusion: the derivatives' x-backward inputs 2 P Q^2; the
-  /// other two x-inner products 2 P Q^2, then R). p = 5: 20.9 KB, with diffusion 26.6 KB; p = 7:
-  /// 41.1 KB, with diffusion 50.2 KB (beyond level 0: global-memory scratch).
-  /// Pencils of P values that neighbouring threads read or write side by side (BQ, H, the
-  /// face values) are PP apart, P + 1 where P is even, so that they fall on different
-  /// shared-memory banks.
+  /// other two x-inner products 2 P Q^2, then R). p = 5: 20.6 KB (CPUs, with SD: 20.9 KB), with
+  /// diffusion 26.6 KB; p = 7: 40.8 KB (41.1 KB), with diffusion 50.2 KB (beyond level 0:
+  /// global-memory scratch). Pencils of P values that neighbouring threads read or write side by
+  /// side (BQ, H, the face values) are PP apart, P + 1 where P is even, so that they fall on
+  /// different shared-memory banks.
   static constexpr int PP = P % 2 == 0 ? P + 1 : P;
   static constexpr int max(int a, int b) { return a > b ? a : b; }
   /// U shares BQ: read in pass 1 only (then BQ is written), it takes the updated state in the
