@@ -347,12 +347,13 @@ struct ModalPencilPath : Tensor<P, Q> {
           }
           const double* src = neighbour_source(w);
           const int sa = ((w >> word_swap) & 1) ? P : 1, sb = sa == 1 ? P : 1;
-          for (int b = 0; b < P; ++b)
+          for (int b = 0; b < P; ++b) {
             DG_UNROLL
-          for (int a = 0; a < P; ++a) {
-            const double* v = src + (sa * a + sb * b) * nc;
-            F[a + P * b] = v[0];
-            if (DIFF) F[6 * P2 + a + P * b] = v[1];
+            for (int a = 0; a < P; ++a) {
+              const double* v = src + (sa * a + sb * b) * nc;
+              F[a + P * b] = v[0];
+              if (DIFF) F[6 * P2 + a + P * b] = v[1];
+            }
           }
         }
       }

@@ -534,11 +534,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
               type == face_local ? &trace(nb, nbr_face(e, f), 0, 0) : &ghost(nb, 0, 0);
           const int sv = type == face_local ? static_cast<int>(trace.extent(3))
                                             : static_cast<int>(ghost.extent(2));
-          for (int b = 0; b < P; ++b)
+          for (int b = 0; b < P; ++b) {
             DG_UNROLL
-          for (int a = 0; a < P; ++a) {
-            const double x = v[sv * (sa * a + sb * b)];
-            nbv[a + P * b] = ((a & ca) ^ (b & cb)) ? -x : x;
+            for (int a = 0; a < P; ++a) {
+              const double x = v[sv * (sa * a + sb * b)];
+              nbv[a + P * b] = ((a & ca) ^ (b & cb)) ? -x : x;
+            }
           }
         }
       }
