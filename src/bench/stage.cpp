@@ -263,9 +263,9 @@ int stage(Options& o) {
                     const bool affine = s.block().affine;
                     const bool field = ph == "advection-field";
                     const double bpd =
-                        (qp ? fixed::qpencil_bytes_per_dof(
-                                  p, s.op().quadrature_pencil_geometry(), s.block().Q, diff,
-                                  v.qpencil_upwind_sides && fixed::face_side_selection)
+                        (qp ? fixed::qpencil_bytes_per_dof(p, s.op().quadrature_pencil_geometry(),
+                                                           s.block().Q, diff,
+                                                           s.op().quadrature_pencil_upwind_sides())
                             : fixed::stage_bytes_per_dof(p, diff, affine, v) +
                                   fixed::field_bytes_per_dof(p, field, false, false)) +
                         (var == "separate" ? 5.0 * sizeof(double) : 0.0);
@@ -288,7 +288,7 @@ int stage(Options& o) {
                     r.set("gflops", (qp ? fixed::qpencil_flops_per_element(
                                               p, s.op().quadrature_pencil_geometry(), affine,
                                               s.block().Q, diff, v.qpencil_collocated,
-                                              v.qpencil_upwind_sides && fixed::face_side_selection)
+                                              s.op().quadrature_pencil_upwind_sides())
                                         : fixed::stage_flops_per_element(p, diff, affine, v)) *
                                         s.global_elements() * 5.0 / tstep * 1e-9);
                     t.add(r);

@@ -354,6 +354,10 @@ bool DGOperator::quadrature_pencil_path() const {
           (kind == physics::Advection::field && b.avol.extent(0) > 0));
 }
 
+bool DGOperator::quadrature_pencil_upwind_sides() const {
+  return variant_.qpencil_upwind_sides && fixed::face_side_selection;
+}
+
 fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
   // Constant velocity: one record per affine element, the trilinear map recomputed at each
   // point; velocity fields, the rotation, curved elements and diffusion: per-point tables.
@@ -406,7 +410,7 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
         fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
       a.qvol = qvol_;
       a.qface = qface_;
-      if (variant_.qpencil_upwind_sides && fixed::face_side_selection) a.qsides = qsides_;
+      if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;
     }
   } else if (!a.modal || !variant_.modal_pencil) {
     return;

@@ -184,6 +184,9 @@ public:
   bool quadrature_pencil_path() const;
   /// ... and its geometry there (dg/dg/fixed_order.hpp).
   fixed::PencilGeometry quadrature_pencil_geometry() const;
+  /// ... whose face passes take only the sides each face's upwind flux uses (advection with
+  /// per-point tables on CPU builds, KernelVariant::qpencil_upwind_sides).
+  bool quadrature_pencil_upwind_sides() const;
   void set_variant(const KernelVariant& v) {
     variant_ = v;
     traces_current_ = false; // the trace layout may change with the path

@@ -356,6 +356,17 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       return qsides.extent(0) > 0 ? (qsides(e) >> (2 * f)) & 3 : 3;
     }
 
+    /// The neighbour's trace across interior face f of element e (in trace or ghost; its first
+    /// coefficient or point) and the stride between its entries.
+    KOKKOS_FORCEINLINE_FUNCTION const double* neighbour_face_data(int e, int f, int& stride) const {
+      if (ftype(e, f) == face_local) {
+        stride = static_cast<int>(trace.extent(3));
+        return &trace(nbr(e, f), nbr_face(e, f), 0, 0);
+      }
+      stride = static_cast<int>(ghost.extent(2));
+      return &ghost(nbr(e, f), 0, 0);
+    }
+
     /// Advection: into SD (team scratch) each face's sides (face_sides) at SD[f], and the pencil
     /// groups h = side * 6 + f the face passes take (faces_along_b), their count at SD[6] and
     /// the list from SD[8].
@@ -442,12 +453,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             for (int i = 0; i < len[s]; i += 8)
               __builtin_prefetch(own[s] + i);
         for (int f = 0; f < 6; ++f) {
-          const int type = ftype(e, f);
-          if (type != face_local && type != face_ghost) continue;
-          const double* v = type == face_local ? &trace(nbr(e, f), nbr_face(e, f), 0, 0)
-                                               : &ghost(nbr(e, f), 0, 0);
-          const int n = (DIFF ? Q2 : P2) *
-                        static_cast<int>(type == face_local ? trace.extent(3) : ghost.extent(2));
+          if (!(face_sides(e, f) & 2)) continue; // not read
+          int sv;
+          const double* v = neighbour_face_data(e, f, sv);
+          const int n = (DIFF ? Q2 : P2) * sv;
           for (int i = 0; i < n; i += 8)
             __builtin_prefetch(v + i);
           __builtin_prefetch(v + n - 1);
@@ -505,9 +514,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                          fgeo(e, f, 0, 3);
         });
       }
+      // Advection: the own modal face coefficients as well (trace holds them, the traces of u,
+      // which saves their computation from U in pass 1) and the neighbours'.
       if constexpr (DIFF) return; // nodal neighbour traces, read where they are used (pass 3)
-        // The own modal face coefficients as well: trace holds them (the traces of u), which
-        // saves their computation from U in pass 1.
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
       // CPUs: one face at a time, its type, neighbour and orientation read once (one thread per
       // coefficient, as on GPUs, spent a quarter of the stage on index arithmetic).
@@ -525,15 +534,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
               own[ab] = trace(e, f, ab, 0);
           }
           if (!(sides & 2)) continue;
-          const int type = ftype(e, f);
           const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
           // The neighbour's coefficient (an, bn) = (a, b) or (b, a), its sign (-1)^(a ca + b cb).
           const int ca = swap ? fb : fa, cb = swap ? fa : fb, sa = swap ? P : 1, sb = swap ? 1 : P;
-          const int nb = nbr(e, f);
-          const double* v =
-              type == face_local ? &trace(nb, nbr_face(e, f), 0, 0) : &ghost(nb, 0, 0);
-          const int sv = type == face_local ? static_cast<int>(trace.extent(3))
-                                            : static_cast<int>(ghost.extent(2));
+          int sv;
+          const double* v = neighbour_face_data(e, f, sv);
           for (int b = 0; b < P; ++b) {
             DG_UNROLL
             for (int a = 0; a < P; ++a) {
