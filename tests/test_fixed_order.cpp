@@ -427,6 +427,72 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
       }
 }
 
+TEST_CASE("modal path with a velocity affine in space equals the run-time-sized quadrature path",
+          "[unit][fixed]") {
+  // The rotation and linear expression fields on affine boxes (shuffled vertex numbering: every
+  // orientation code, reference axes permuted and reflected), with Dirichlet and inflow data:
+  // every element linear, or some elements whose faces see (a . n) change sign (those take the
+  // quadrature pencil path). The velocity's divergence (the x-dependence of a_x) is included.
+  struct Case {
+    const char* mesh;
+    std::vector<std::string> sets;
+    bool all_linear;
+  };
+  const std::vector<std::string> rotation = {"physics.velocity_field=rotation",
+                                             "physics.angular_velocity=1.3",
+                                             "boundary.default=dirichlet"};
+  std::vector<std::string> centred = rotation, offset = rotation;
+  centred.push_back("physics.rotation_center=[0.5, 0.5, 0.5]");
+  offset.push_back("physics.rotation_center=[0.4, 0.55, 0.5]");
+  const std::vector<std::string> periodic = {
+      "physics.velocity=[\"1+0.5*(y-0.5)\", \"0.5+0.3*(z-0.5)\", \"0.25+0.2*(x-0.5)\"]"};
+  const std::vector<std::string> data = {
+      "physics.velocity=[\"0.7+0.2*y+0.1*x\", \"-0.4*x\", \"0.3\"]",
+      "boundary.default=outflow",
+      "boundary.xmin.type=inflow",
+      "boundary.xmin.value=sin(pi*y)*(1+t)",
+      "boundary.zmax.type=dirichlet",
+      "boundary.zmax.value=y*t",
+      "boundary.ymax.type=dirichlet",
+      "boundary.ymax.value=1+x*z"};
+  const std::vector<Case> cases = {{"-nx 4 -ny 4 -nz 2 -shuffle 5", centred, true},
+                                   {"-nx 3 -ny 3 -nz 2 -shuffle 5", offset, false},
+                                   {"-nx 3 -ny 3 -nz 2 -shuffle 5 -periodic xyz", periodic, true},
+                                   {"-nx 3 -ny 3 -nz 2 -shuffle 5", data, true}};
+  for (const Case& c : cases)
+    for (int p : {1, 2, 4, 7}) {
+      std::vector<std::string> sets = {std::string("mesh.box=") + c.mesh,
+                                       "discretization.order=" + std::to_string(p),
+                                       "physics.diffusivity=0"};
+      sets.insert(sets.end(), c.sets.begin(), c.sets.end());
+      const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
+      Solver s(cfg, MPI_COMM_WORLD);
+      s.initialize();
+      INFO(c.mesh << " " << c.sets[0] << ", p = " << p);
+      const int n = s.block().nelem, lin = s.op().linear_elements();
+      CHECK(lin > 0);
+      CHECK((lin == n) == c.all_linear);
+      KernelVariant generic, modal, modal3, qpencil;
+      generic.fixed_order = false;
+      modal3.modal_elems = 3; // several elements per team, a short last batch
+      modal3.pencil_min_blocks = 0;
+      qpencil.modal_linear = false;
+      s.op().set_variant(qpencil);
+      CHECK(!s.op().modal_path());
+      s.op().set_variant(modal);
+      REQUIRE(s.op().modal_path());
+      CHECK(s.op().modal_linear());
+      CHECK(s.op().quadrature_pencil_path() == !c.all_linear);
+      const auto ref = rhs_with(s, generic);
+      check_right_hand_sides(s, modal, modal3, ref);
+      // LSRK steps: the linear elements emit the traces their neighbours read.
+      const auto modes = steps_with(cfg, {&generic, &modal, &modal3, &qpencil});
+      CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
+      CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
+      CHECK(rel_diff(modes[3], modes[0]) < 1e-12);
+    }
+}
+
 TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadrature path",
           "[unit][fixed]") {
   // Advection-diffusion (SIPG, nodal traces of u and grad u . n): warped trilinear elements with

@@ -105,7 +105,8 @@ int stage(Options& o) {
   const std::vector<std::string> physics =
       o.strs("physics", "advection,advdiff",
              "advection, advdiff (nu = 0.01), advection-field (a periodic divergence-free velocity "
-             "field), advection-rotation (solid-body rotation about the box's axis, Dirichlet "
+             "field), advection-linear (a divergence-free velocity field affine in space), "
+             "advection-rotation (solid-body rotation about the box's axis, Dirichlet "
              "faces), advection-inflow (inflow face xmin with data, outflow xmax)");
   const std::vector<std::string> meshes =
       o.strs("mesh", "affine,warped", "affine, warped (-warp 0.05), curved (-curve 2: a Q2 shell)");
@@ -173,9 +174,9 @@ int stage(Options& o) {
             throw InputError("dgbench stage: --q-offset " + std::to_string(qo) +
                              ": valid are 1 and 2");
           if (ph != "advection" && ph != "advdiff" && ph != "advection-field" &&
-              ph != "advection-rotation" && ph != "advection-inflow")
+              ph != "advection-linear" && ph != "advection-rotation" && ph != "advection-inflow")
             throw InputError("dgbench stage: --physics " + ph +
-                             ": valid are advection, advdiff, advection-field, "
+                             ": valid are advection, advdiff, advection-field, advection-linear, "
                              "advection-rotation, advection-inflow");
           if (me != "affine" && me != "warped" && me != "curved")
             throw InputError("dgbench stage: --mesh " + me + ": valid are affine, warped, curved");
@@ -194,6 +195,9 @@ int stage(Options& o) {
           if (ph == "advection-field")
             sets.push_back("physics.velocity=[\"1+0.5*sin(2*pi*y)\", \"0.5+0.5*sin(2*pi*z)\", "
                            "\"0.25+0.5*sin(2*pi*x)\"]");
+          if (ph == "advection-linear") // each component constant along its own direction
+            sets.push_back("physics.velocity=[\"1+0.5*(y-0.5)\", \"0.5+0.3*(z-0.5)\", "
+                           "\"0.25+0.2*(x-0.5)\"]");
           if (rotation)
             sets.insert(sets.end(),
                         {"physics.velocity_field=rotation",
@@ -235,7 +239,10 @@ int stage(Options& o) {
                     if (var == "modal-entry" && me != "affine") continue;
                     s.op().set_variant(v);
                     if (!s.op().modal_path() && pk != pencil.front()) continue;
-                    const bool qp = s.op().quadrature_pencil_path();
+                    // A block with a velocity affine in space on the modal path counts as such
+                    // (its other elements, if any, take the quadrature pencil path).
+                    const bool lin = s.op().modal_linear();
+                    const bool qp = s.op().quadrature_pencil_path() && !lin;
                     if (!qp && (qe != qpencil_elems.front() || qb != qpencil_bounds.front()))
                       continue;
                     View2 res;
@@ -263,11 +270,12 @@ int stage(Options& o) {
                     const bool affine = s.block().affine;
                     const bool field = ph == "advection-field";
                     const double bpd =
-                        (qp ? fixed::qpencil_bytes_per_dof(p, s.op().quadrature_pencil_geometry(),
-                                                           s.block().Q, diff,
-                                                           s.op().quadrature_pencil_upwind_sides())
-                            : fixed::stage_bytes_per_dof(p, diff, affine, v) +
-                                  fixed::field_bytes_per_dof(p, field, false, false)) +
+                        (lin  ? fixed::modal_linear_bytes_per_dof(p)
+                         : qp ? fixed::qpencil_bytes_per_dof(
+                                    p, s.op().quadrature_pencil_geometry(), s.block().Q, diff,
+                                    s.op().quadrature_pencil_upwind_sides())
+                              : fixed::stage_bytes_per_dof(p, diff, affine, v) +
+                                    fixed::field_bytes_per_dof(p, field, false, false)) +
                         (var == "separate" ? 5.0 * sizeof(double) : 0.0);
                     const double rate = gdofs * 5.0 / tstep;
                     const double bound = copy_bw * size / bpd;
@@ -275,7 +283,9 @@ int stage(Options& o) {
                     r.set("physics", ph).set("mesh", me).set("p", p).set("q", s.block().Q);
                     r.set("n", n).set("dof", gdofs);
                     r.set("ranks", size).set("variant", var).set("team_size", v.team_size);
-                    r.set("path", qp ? "qpencil" : (s.op().modal_path() ? "modal" : "quadrature"));
+                    r.set("path",
+                          lin ? "modal-linear"
+                              : (qp ? "qpencil" : (s.op().modal_path() ? "modal" : "quadrature")));
                     r.set("qpencil_elems", qp ? v.qpencil_elems : 0);
                     r.set("qpencil_bounds", qp ? v.qpencil_min_blocks : 0);
                     r.set("modal_elems", s.op().modal_path() ? v.modal_elems : 0);
@@ -285,11 +295,12 @@ int stage(Options& o) {
                     r.set("dof_stages_per_s", rate).set("bytes_per_dof", bpd);
                     r.set("gb_per_s", rate * bpd * 1e-9).set("bound_dof_stages_per_s", bound);
                     r.set("frac_bound", rate / bound);
-                    r.set("gflops", (qp ? fixed::qpencil_flops_per_element(
-                                              p, s.op().quadrature_pencil_geometry(), affine,
-                                              s.block().Q, diff, v.qpencil_collocated,
-                                              s.op().quadrature_pencil_upwind_sides())
-                                        : fixed::stage_flops_per_element(p, diff, affine, v)) *
+                    r.set("gflops", (lin  ? fixed::modal_linear_flops_per_element(p)
+                                     : qp ? fixed::qpencil_flops_per_element(
+                                                p, s.op().quadrature_pencil_geometry(), affine,
+                                                s.block().Q, diff, v.qpencil_collocated,
+                                                s.op().quadrature_pencil_upwind_sides())
+                                          : fixed::stage_flops_per_element(p, diff, affine, v)) *
                                         s.global_elements() * 5.0 / tstep * 1e-9);
                     t.add(r);
                   }

@@ -81,12 +81,16 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
     build_modal_records<false>(b, a, 0.0, rec, words);
 }
 
-void modal_boundary_data(const ElementBlock& b, View2& out) {
+void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an) {
   const int ns = static_cast<int>(b.bdata.extent(0)), P = b.P, Q = b.Q;
   if (out.extent(0) != static_cast<size_t>(ns) || out.extent(1) != static_cast<size_t>(P * P))
     out = View2("dg::modal::boundary_data", ns, P * P);
   const View2 o = out, g = b.bdata, B = b.tables.B;
   const View1 w = b.tables.w;
+  const bool flux = an.extent(0) > 0;
+  DG_VERIFY(!flux || an.extent(0) == static_cast<size_t>(ns),
+            "modal boundary data: " << an.extent(0) << " rows of (a . n) dS for " << ns
+                                    << " boundary slots");
   Kokkos::parallel_for(
       "dg::modal::boundary_data",
       Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {ns, P * P}),
@@ -96,11 +100,123 @@ void modal_boundary_data(const ElementBlock& b, View2& out) {
         for (int j = 0; j < Q; ++j) {
           double t = 0.0;
           for (int i = 0; i < Q; ++i)
-            t += w(i) * B(i, a) * g(sl, i + Q * j);
+            t += w(i) * B(i, a) * g(sl, i + Q * j) * (flux ? an(sl, i + Q * j) : 1.0);
           s += w(j) * B(j, bb) * t;
         }
         o(sl, ab) = s;
       });
+}
+
+int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
+                         const View1& points, View2& records, LView2& words, IView1& linear,
+                         View2& an) {
+  const int n = b.nelem, Q = b.Q, nv = b.nvol, gorder = b.gorder;
+  DG_VERIFY(b.affine && !b.curved && pde.diffusion.nu == 0.0,
+            "modal path with a linear velocity: affine blocks, advection only");
+  const bool field = pde.advection.kind == physics::Advection::field;
+  DG_VERIFY(!field || b.avol.extent(0) == static_cast<size_t>(n),
+            "modal path with a linear velocity: a velocity field without its tables");
+  records = View2("dg::modal::linear_records", n, linear_record_doubles);
+  words = LView2("dg::modal::linear_words", n, 6);
+  linear = IView1("dg::modal::linear", n);
+  an = View2("dg::modal::boundary_an", b.bdata.extent(0), b.nface);
+  const View2 rec = records, bn = an;
+  const LView2 wd = words;
+  const IView1 lin = linear;
+  const View3 vgeo = b.vgeo, avol = b.avol, verts = b.verts, nodes = b.nodes;
+  const IView2 ftype = b.ftype, nbr = b.nbr, nbr_face = b.nbr_face, orient = b.orient;
+  const View1 x = points, w = b.tables.w;
+  const physics::AdvectionDiffusion q = pde;
+  // c = adj(J) a at the volume points, fitted by c0 + C xi (weighted least squares: the tensor
+  // Gauss points are symmetric, so the fit decouples); linear where it reproduces every point.
+  Kokkos::parallel_for(
+      "dg::modal::linear_records", Kokkos::RangePolicy<ExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int e) {
+        double A[9];
+        for (int k = 0; k < 9; ++k)
+          A[k] = vgeo(e, 0, k);
+        auto velocity = [&](int pt, double xi[3], double c[3]) {
+          xi[0] = x(pt % Q);
+          xi[1] = x((pt / Q) % Q);
+          xi[2] = x(pt / (Q * Q));
+          contravariant_velocity(
+              q, avol, e, pt, A,
+              [&](double xp[3]) { element_map(verts, nodes, gorder, e, xi, xp); }, c);
+        };
+        double r[linear_record_doubles] = {}, sw = 0.0, sx = 0.0;
+        for (int pt = 0; pt < nv; ++pt) {
+          double xi[3], c[3];
+          velocity(pt, xi, c);
+          const double wt = w(pt % Q) * w((pt / Q) % Q) * w(pt / (Q * Q));
+          sw += wt;
+          sx += wt * xi[0] * xi[0];
+          for (int d = 0; d < 3; ++d) {
+            r[d] += wt * c[d];
+            for (int k = 0; k < 3; ++k)
+              r[4 + 3 * d + k] += wt * xi[k] * c[d];
+          }
+        }
+        for (int d = 0; d < 3; ++d) {
+          r[d] /= sw;
+          for (int k = 0; k < 3; ++k)
+            r[4 + 3 * d + k] /= sx; // sum of wt xi_k^2: the same for every k
+        }
+        r[3] = 1.0 / vgeo(e, 0, 9);
+        const double tol = 10.0 * linear_tolerance(r);
+        bool ok = true;
+        for (int pt = 0; pt < nv; ++pt) {
+          double xi[3], c[3];
+          velocity(pt, xi, c);
+          for (int d = 0; d < 3; ++d) {
+            const double* C = r + 4 + 3 * d;
+            ok = ok && math::fabs(c[d] - r[d] - C[0] * xi[0] - C[1] * xi[1] - C[2] * xi[2]) <= tol;
+          }
+        }
+        for (int f = 0; f < 6; ++f)
+          ok = ok && linear_face_side(r, f) != 0;
+        for (int g = 0; g < linear_record_doubles; ++g)
+          rec(e, g) = r[g];
+        lin(e) = ok ? 1 : 0;
+      });
+  const long long per_face = static_cast<long long>(b.nface) * b.trace.extent(3);
+  const long long bface = static_cast<long long>(b.P) * b.P;
+  // Words: the neighbour's trace read where this side is inflow; this side's emitted where the
+  // neighbour reads it (inflow there), on rank boundaries and next to the elements the
+  // quadrature pencil path takes (they read both sides). (a . n) dS at boundary data points.
+  Kokkos::parallel_for(
+      "dg::modal::linear_words", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int e) {
+        double r[linear_record_doubles];
+        for (int g = 0; g < linear_record_doubles; ++g)
+          r[g] = rec(e, g);
+        for (int f = 0; f < 6; ++f) {
+          const int type = ftype(e, f), nb = nbr(e, f);
+          const long long read = linear_face_side(r, f) < 0 ? 1LL << word_read : 0;
+          long long wf = 0;
+          if (type == face_local || type == face_ghost) {
+            bool emit = type == face_ghost || lin(nb) == 0;
+            if (!emit) {
+              double rn[linear_record_doubles];
+              for (int g = 0; g < linear_record_doubles; ++g)
+                rn[g] = rec(nb, g);
+              emit = linear_face_side(rn, nbr_face(e, f)) < 0;
+            }
+            wf = neighbour_word(type, nb, nbr_face(e, f), orient(e, f), per_face) | read |
+                 (emit ? 1LL << word_emit : 0);
+          } else if (type == face_dirichlet || type == face_inflow) {
+            wf = data_word(nb, bface) | read;
+            double al, be, ga;
+            linear_face_flux(r, f, al, be, ga);
+            for (int pt = 0; pt < Q * Q; ++pt)
+              bn(nb, pt) = al + be * x(pt % Q) + ga * x(pt / Q);
+          }
+          wd(e, f) = wf;
+        }
+      });
+  int count = 0;
+  Kokkos::parallel_reduce(
+      "dg::modal::linear_count", Kokkos::RangePolicy<ExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int e, int& c) { c += lin(e); }, count);
+  return count;
 }
 
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
@@ -278,6 +394,30 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
     b += (10.0 * Q3 + 6.0 * 8.0 * Q2) * d / P3;
   b += (6.0 * 4.0 * 4.0 + 6.0 * d) / P3; // ftype, nbr, nbr_face, orient; tau
   return b;
+}
+
+double modal_linear_bytes_per_dof(int order) {
+  // As the constant-velocity pencil kernel: states, 3 of 6 faces' traces read and emitted (a
+  // continuous velocity whose sign does not change on the benchmark meshes' faces); the
+  // record is linear_record_doubles.
+  const double P = order + 1, P3 = P * P * P, d = sizeof(double);
+  return 4.0 * d + 6.0 * P * P * d / P3 + (linear_record_doubles * d + 6.0 * 8.0) / P3;
+}
+
+double modal_linear_flops_per_element(int order) {
+  const double P = order + 1, P2 = P * P, P3 = P2 * P;
+  double nnzS = 0.0;
+  for (int i = 0; i <= order; ++i)
+    for (int q = 0; q < i; ++q)
+      nnzS += (i + q) % 2 == 1 ? 1.0 : 0.0;
+  const double pair = 2.0 * P + 2.0;
+  // F_d per pencil value: X_x u, X_y u, X_z u (3 each) and 3 x (4 products, 3 sums); the face
+  // values; per face coefficient and face the linear (a . n) dS times the upwind side (5
+  // products, 4 sums, 6 for its coefficients); the volume pass and the emitted traces as the
+  // constant-velocity kernel; the update.
+  const double fluxes = P3 * 30.0 + P2 * (3.0 * pair + 6.0 * 15.0);
+  const double vol = P2 * (2.0 * nnzS + 4.0 * P2 + 18.0 * P);
+  return fluxes + vol + 0.8 * P2 * 3.0 * pair + 2.0 * P3;
 }
 
 double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_field, bool source) {

@@ -11,6 +11,7 @@
 #include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
 
+#include <string>
 #include <utility>
 
 namespace dg {
@@ -320,6 +321,16 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
     block.trace = View4("dg::block::trace", block.nelem, 6, block.nface, ncomp);
     block.ghost = View3("dg::block::ghost", block.ghost.extent(0), block.nface, ncomp);
   }
+  // A velocity that may be affine in space on an affine advection block: which elements the
+  // modal path can take (the rest keep the quadrature pencil path).
+  const auto kind = pde_.advection.kind;
+  if (block.affine && !block.curved && pde_.diffusion.nu == 0.0 && !has_neumann_ &&
+      fixed::available(block.order, block.Q) && block.nuvol.extent(0) == 0 &&
+      block.source.extent(0) == 0 &&
+      (kind == physics::Advection::rotation ||
+       (kind == physics::Advection::field && block.avol.extent(0) > 0)))
+    linear_count_ = fixed::modal_linear_records(block, pde_, points_, linear_rec_, linear_words_,
+                                                linear_, linear_an_);
 }
 
 bool DGOperator::fixed_allowed() const {
@@ -348,7 +359,8 @@ bool DGOperator::quadrature_pencil_path() const {
   const bool points =
       diffusion ? fixed::available(b.order, b.Q)
                 : (fixed::available(b.order, b.Q) || fixed::available_pencil_only(b.order, b.Q));
-  return fixed_allowed() && points && variant_.quadrature_pencil && !modal_path() &&
+  return fixed_allowed() && points && variant_.quadrature_pencil &&
+         (!modal_path() || (modal_linear() && linear_count_ < b.nelem)) &&
          (diffusion || !has_neumann_) &&
          (kind == physics::Advection::constant || kind == physics::Advection::rotation ||
           (kind == physics::Advection::field && b.avol.extent(0) > 0));
@@ -376,10 +388,16 @@ bool DGOperator::modal_path() const {
   // face modes each stage).
   const bool data_ok = !has_dirichlet_ || (pde_.diffusion.nu == 0.0 && !has_neumann_ &&
                                            variant_.modal_pencil && variant_.modal_boundary_data);
-  return fixed_allowed() && fixed::available(b.order, b.Q) && !b.curved && variant_.modal_affine &&
-         b.affine && pde_.advection.kind == physics::Advection::constant &&
-         b.nuvol.extent(0) == 0 && b.source.extent(0) == 0 && data_ok &&
-         (pde_.diffusion.nu == 0.0 || variant_.modal_with_diffusion(block_->order));
+  if (!(fixed_allowed() && fixed::available(b.order, b.Q) && !b.curved && variant_.modal_affine &&
+        b.affine && b.nuvol.extent(0) == 0 && b.source.extent(0) == 0 && data_ok))
+    return false;
+  if (pde_.advection.kind != physics::Advection::constant) return modal_linear();
+  return pde_.diffusion.nu == 0.0 || variant_.modal_with_diffusion(block_->order);
+}
+
+bool DGOperator::modal_linear() const {
+  return linear_count_ > 0 && variant_.modal_linear && variant_.modal_pencil &&
+         variant_.modal_affine && fixed_allowed();
 }
 
 namespace {
@@ -400,20 +418,33 @@ fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffu
 }
 } // namespace
 
+void DGOperator::qpencil_args(fixed::StageArgs& a) {
+  const ElementBlock& b = *block_;
+  a.qpencil = true;
+  a.qgeometry = quadrature_pencil_geometry();
+  if (a.qgeometry == fixed::PencilGeometry::stored) {
+    if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
+      fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
+    a.qvol = qvol_;
+    a.qface = qface_;
+    if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;
+  }
+}
+
 void DGOperator::pencil_args(fixed::StageArgs& a) {
   const ElementBlock& b = *block_;
   if (!a.modal && quadrature_pencil_path()) {
-    a.qpencil = true;
-    a.qgeometry = quadrature_pencil_geometry();
-    if (a.qgeometry == fixed::PencilGeometry::stored) {
-      if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
-        fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
-      a.qvol = qvol_;
-      a.qface = qface_;
-      if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;
-    }
+    qpencil_args(a);
   } else if (!a.modal || !variant_.modal_pencil) {
     return;
+  } else if (modal_linear()) {
+    a.modal_linear = true;
+    a.modal_rec = linear_rec_;
+    a.modal_words = linear_words_;
+    if (has_dirichlet_) { // the stage's boundary data times (a . n) dS, in modal form
+      fixed::modal_boundary_data(b, modal_bdata_, linear_an_);
+      a.modal_bdata = modal_bdata_;
+    }
   } else {
     if (modal_rec_.extent(0) != static_cast<size_t>(b.nelem))
       fixed::modal_records(b, pde_, modal_rec_, modal_words_);
@@ -486,11 +517,53 @@ void DGOperator::generic_stage(const IView1& elems, const Epilogue& ep, const Ex
   Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes, space), k);
 }
 
-void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
+DGOperator::Split DGOperator::split(const IView1& elems) {
   const ElementBlock& b = *block_;
+  const bool own = elems.data() == all_elems_.data() || elems.data() == b.inner_elems.data() ||
+                   elems.data() == b.halo_elems.data();
+  if (own)
+    for (const Split& s : splits_)
+      if (s.list.data() == elems.data() && s.list.extent(0) == elems.extent(0)) return s;
+  const auto ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), elems);
+  const auto lin = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), linear_);
+  std::vector<int> l, r;
+  for (size_t i = 0; i < ids.extent(0); ++i)
+    (lin(ids(i)) ? l : r).push_back(ids(i));
+  auto device_list = [](const std::vector<int>& v, const std::string& label) {
+    IView1 d(label, static_cast<int>(v.size()));
+    const auto h = Kokkos::create_mirror_view(d);
+    for (size_t i = 0; i < v.size(); ++i)
+      h(i) = v[i];
+    Kokkos::deep_copy(d, h);
+    return d;
+  };
+  const Split s{elems, device_list(l, "dg::operator::linear_elems"),
+                device_list(r, "dg::operator::rest_elems")};
+  if (own) splits_.push_back(s);
+  return s;
+}
+
+void DGOperator::fixed_stages(const fixed::StageArgs& a) {
+  const ElementBlock& b = *block_;
+  if (!a.modal_linear || linear_count_ == b.nelem) return fixed::stage(b.order, a);
+  const Split s = split(a.elems);
+  fixed::StageArgs lin = a, rest = a;
+  lin.elems = s.linear;
+  lin.elems_first = -1;
+  if (s.linear.extent(0) > 0) fixed::stage(b.order, lin);
+  rest.modal = rest.modal_linear = false;
+  rest.modal_rec = View2();
+  rest.modal_words = LView2();
+  qpencil_args(rest);
+  rest.elems = s.rest;
+  rest.elems_first = -1;
+  if (s.rest.extent(0) > 0) fixed::stage(b.order, rest);
+}
+
+void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {
   if (elems.extent(0) == 0) return;
   if (uses_fixed_kernels())
-    fixed::stage(b.order, fixed_stage_args(t, elems, ep));
+    fixed_stages(fixed_stage_args(t, elems, ep));
   else
     generic_stage(elems, ep, ExecSpace());
 }
@@ -506,7 +579,7 @@ void DGOperator::apply_overlapped(double t, const Epilogue& ep, GhostExchange& e
     a.elems = elems;
     a.elems_first = first;
     a.space = space;
-    fixed::stage(b.order, a);
+    fixed_stages(a);
   };
   // The traces and whatever the stage reads are complete before the exchange's instance
   // packs them and before the rank-boundary elements' stage runs there.

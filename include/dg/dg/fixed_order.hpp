@@ -64,6 +64,9 @@ struct StageArgs {
   /// ... and the boundary data's modal coefficients (modal_boundary_data), on blocks with
   /// inflow or Dirichlet faces.
   View2 modal_bdata;
+  /// The records are those of a velocity affine in space (modal_linear_records; the elements
+  /// listed are linear ones).
+  bool modal_linear = false;
   /// elems(i) = elems_first + i where the list is a contiguous range (-1: not known to be).
   int elems_first = -1;
   /// The quadrature path in pencil form (every block the modal path does not take; traces in
@@ -101,7 +104,20 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 /// The modal coefficients of the block's boundary data (bdata at the q^2 face points, tangential
 /// a fastest) on each boundary slot's face: out(s, a + P b) = sum w_i w_j B(i, a) B(j, b)
 /// bdata(s, i + q j), the face integrals the quadrature path forms with them (orthonormal basis).
-void modal_boundary_data(const ElementBlock& b, View2& out);
+/// With `an` (slot, q^2) the data are multiplied by it at each point first: (a . n) dS on the
+/// faces of the modal path with a linear velocity, whose flux is then these coefficients.
+void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an = View2());
+
+/// The pencil kernel's records and neighbour words with a velocity affine in space (the
+/// rotation, a linear expression field) on an affine block, from the velocity at the block's
+/// volume points `points`: records (elem, linear_record_doubles: c0, 1/|J|, C of c(xi) = adj(J)
+/// a = c0 + C xi); linear(e) = 1 where that fit reproduces every point and the upwind flux of
+/// each face takes one side on the whole face (the modal path's elements), else 0 (the
+/// quadrature pencil path's); an (slot, q^2): (a . n) dS at each boundary data face's points
+/// (modal_boundary_data). Returns the number of linear elements.
+int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
+                         const View1& points, View2& records, LView2& words, IView1& linear,
+                         View2& an);
 
 /// The quadrature pencil path's per-point tables: qvol (elem, Q^3, 4) = adj(J) a and 1/|J| at
 /// the volume points, qface (elem, 6, Q^2, 1) = (a . n) dS at the face points; with diffusion
@@ -125,6 +141,10 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
 /// upwind_sides: the face side selection (KernelVariant::qpencil_upwind_sides, CPUs).
 double qpencil_bytes_per_dof(int order, PencilGeometry g, int q = 0, bool diffusion = false,
                              bool upwind_sides = face_side_selection);
+/// ... and flops per element of the modal pencil kernel with a velocity affine in space
+/// (StageArgs::modal_linear).
+double modal_linear_bytes_per_dof(int order);
+double modal_linear_flops_per_element(int order);
 /// Bytes per DOF that tabulated fields add to a stage (on top of stage_bytes_per_dof, for the
 /// quadrature path that reads them): a velocity field 3 doubles per volume point (the
 /// contravariant flux |J| J^{-1} a) and 1 per face point (a . n); a diffusivity field 1 per

@@ -9,6 +9,8 @@
 #include "dg/dg/element_block.hpp"
 #include "dg/physics/exact.hpp"
 
+#include <vector>
+
 namespace dg {
 
 /// What the right-hand-side kernel does with the result R = M^{-1} rhs of element e.
@@ -88,6 +90,11 @@ struct KernelVariant {
   /// pencil, structural zeros skipped); false: one thread per mode and face coefficient
   /// (dgbench stage --variants modal-entry).
   bool modal_pencil = true;
+  /// ... also with a velocity affine in space (the rotation, a linear expression field;
+  /// advection, the pencil kernel): on the elements where (a . n) keeps its sign on every face
+  /// (fixed::modal_linear_records); the other elements of the block take the quadrature pencil
+  /// path. false: the whole block takes the quadrature pencil path.
+  bool modal_linear = true;
   /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up
   /// to order modal_diffusion_max_order. With the pencil kernel it is faster than the
   /// quadrature path at every measured order: on the H100 1.3 to 2.9x over the entry-wise modal
@@ -176,8 +183,15 @@ public:
   void invalidate_traces() { traces_current_ = false; }
   /// Whether a stage runs the compile-time-order kernels (else the run-time-sized ones).
   bool uses_fixed_kernels() const;
-  /// Whether the stage and its traces take the quadrature-free affine path.
+  /// Whether the stage and its traces take the quadrature-free affine path (with a velocity
+  /// affine in space, modal_linear(): its linear elements).
   bool modal_path() const;
+  /// Whether the block has a velocity affine in space and takes the modal path on its linear
+  /// elements (KernelVariant::modal_linear); the rest take the quadrature pencil path.
+  bool modal_linear() const;
+  /// ... and how many of its elements are linear (fixed::modal_linear_records; 0 where the block
+  /// does not qualify).
+  int linear_elements() const { return linear_count_; }
   /// Whether they take the quadrature path in pencil form (a constant velocity, the rotation
   /// or a velocity field, on blocks the modal path does not take; advection without Neumann
   /// faces, advection-diffusion at q = p + 2 with any boundary).
@@ -225,6 +239,27 @@ private:
   View4 qface_;
   IView1 qsides_;
   bool has_neumann_ = false;
+  // A velocity affine in space on an affine block (fixed::modal_linear_records, built with the
+  // operator): records, words, which elements are linear, (a . n) dS at boundary data points;
+  // the block's element lists split into linear elements and the rest.
+  View2 linear_rec_;
+  LView2 linear_words_;
+  IView1 linear_;
+  View2 linear_an_;
+  int linear_count_ = 0;
+  struct Split {
+    IView1 list; // held, so that its memory is not reused for another list while cached
+    IView1 linear, rest;
+  };
+  std::vector<Split> splits_;
+  /// The linear elements of `elems` and the rest (cached for the operator's and the block's
+  /// element lists, which do not change after set-up).
+  Split split(const IView1& elems);
+  /// The stage kernels of a over a.elems: on a block with linear and other elements, the modal
+  /// kernel on the linear ones and the quadrature pencil path on the rest.
+  void fixed_stages(const fixed::StageArgs& a);
+  /// The quadrature pencil path's arguments in a (tables built on first use).
+  void qpencil_args(fixed::StageArgs& a);
   /// Compile-time kernels exist for the block's order and points (q = p + 2; q = p + 1 on the
   /// quadrature pencil path), and no element-matrix mode.
   bool fixed_capable() const;

@@ -38,7 +38,11 @@ struct Kernels {
     if (n == 0) return;
     const int ne = ModalEntry::modal_elems(a.variant);
     const bool diffusion = a.pde.diffusion.nu > 0.0;
-    if (a.variant.modal_pencil) {
+    if (a.modal_linear) {
+      DG_VERIFY(a.variant.modal_pencil && !diffusion,
+                "modal path with a linear velocity: the pencil kernel, advection");
+      ModalPencil::launch_linear(a, traces_only, out);
+    } else if (a.variant.modal_pencil) {
       if (diffusion)
         ModalPencil::template launch_pencil<true>(a, traces_only, out);
       else

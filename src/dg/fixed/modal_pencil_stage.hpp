@@ -47,25 +47,41 @@ struct ModalPencilPath : Tensor<P, Q> {
   ///    over the (y, z) plane with broadcast loads; every cross term runs only where the
   ///    element's metric has it;
   ///  * the update and the global stores run per mode after a barrier (coalesced).
-  template <bool DIFF>
+  ///
+  /// LIN: advection with a velocity affine in space (modal_linear_records): the contravariant
+  /// velocity c(xi) = c0 + C xi is linear on the element, so that the flux c_d u has degree
+  /// p + 1 along each direction; its projection onto the element's modes, F_d = c0_d u +
+  /// sum_e C(d, e) X_e u (X_e: multiplication by xi_e, tridiagonal, X(i, i + 1) = (i + 1) /
+  /// sqrt((2i + 1)(2i + 3)) for the orthonormal Legendre modes), gives the volume integrals
+  /// against the derivatives of the test functions exactly. On a face (a . n) dS = al + be xi_a
+  /// + ga xi_b keeps its sign (elements where it does not take the quadrature pencil path), so
+  /// the upwind flux is that linear function times one side's trace, formed the same way.
+  /// Two passes (the fluxes and the upwind side's face coefficients, then the face fluxes)
+  /// replace the face pass; the volume pass contracts F_d instead of c_d U.
+  template <bool DIFF, bool LIN = false>
   struct ModalPencil : ModalFields {
+    static_assert(!(DIFF && LIN), "the linear-velocity kernel is for advection");
 
     /// Per-element record (mrec, ModalRecordLayout): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|,
     /// with diffusion [4..12] G = adj adj^T / |J| (volume_record); face f at FR + FS f: with
-    /// diffusion as written by face_record, its type at FT; advection (a . n) dS alone.
+    /// diffusion as written by face_record, its type at FT; advection (a . n) dS alone. LIN:
+    /// c0, 1/|J|, C (linear_record_doubles).
     using Layout = ModalRecordLayout<DIFF>;
-    static constexpr int FR = Layout::FR, FS = Layout::FS, FT = Layout::FT, GR = Layout::GR;
-    /// Team: S, E_1, and with diffusion K, dE_1.
-    static constexpr int TD = DIFF ? 2 * P2 + 2 * P : P2 + P;
+    static constexpr int FR = Layout::FR, FS = Layout::FS, FT = Layout::FT,
+                         GR = LIN ? linear_record_doubles : Layout::GR;
+    /// Team: S, E_1, and with diffusion K, dE_1; LIN: X(i, i + 1) after E_1.
+    static constexpr int TD = DIFF ? 2 * P2 + 2 * P : (LIN ? P2 + 2 * P : P2 + P);
     /// Element: U, R, Fm (neighbour's values, then fluxes), with diffusion Gn (neighbour's
     /// normal gradients), TU, TN (own face values and normal derivatives), Dl (symmetry jumps);
-    /// the record.
+    /// LIN: UP (the upwind side's face coefficients, 6 P^2) and F3 (F_0, F_1, F_2); the record
+    /// at RS.
     /// States in scratch with x-rows of PX doubles: P + 1 where P is a multiple of 8, so that
     /// the pencils of neighbouring threads do not fall on the same shared-memory banks.
     static constexpr int PX = P % 8 == 0 ? P + 1 : P, PY = PX * P, UX = PY * P;
+    static constexpr int OUP = 2 * UX + (DIFF ? 5 : 1) * 6 * P2, OF3 = OUP + (LIN ? 6 * P2 : 0);
     /// ... and per face the neighbour's orientation signs by the parities of (a, b), SG
     /// doubles after the record.
-    static constexpr int RS = 2 * UX + (DIFF ? 5 : 1) * 6 * P2, SG = 24;
+    static constexpr int RS = OF3 + (LIN ? 3 * UX : 0), SG = 24;
     static constexpr int ED = RS + GR + SG;
     /// Team scratch: the tables; one element buffer (ne ED), two when a team takes several
     /// batches (the next batch is loaded into the other); three buffers of neighbour words
@@ -237,6 +253,90 @@ struct ModalPencilPath : Tensor<P, Q> {
       });
     }
 
+    /// LIN, step 2 of compute: (a) one thread per x-pencil (j, l) and face coefficient
+    /// (a, b) = (j, l) of each element: F_d = c0_d u + sum_e C(d, e) X_e u on the pencil into F3,
+    /// and each face's upwind side's coefficient (this element's face value, or the neighbour's
+    /// as copied and re-oriented) into UP; (b) after a barrier, the face flux coefficients
+    /// -(al + be X_a + ga X_b) UP into Fm; boundary data faces that are read hold their flux
+    /// already (modal_boundary_data with (a . n) dS). X holds X(i, i + 1).
+    KOKKOS_FORCEINLINE_FUNCTION void linear_fluxes(const TeamMember& team, const double* E,
+                                                   const double* X, double* base,
+                                                   const long long* wds, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
+        const double* U = base + k * ED;
+        const double* rec = U + RS;
+        const double* u0p = U + PX * jl;
+        // The neighbouring pencils along y and z (the pencil itself at the element's edge,
+        // where its coefficient is 0).
+        const double* ym = j > 0 ? u0p - PX : u0p;
+        const double* yp = j < P - 1 ? u0p + PX : u0p;
+        const double* zm = l > 0 ? u0p - PY : u0p;
+        const double* zp = l < P - 1 ? u0p + PY : u0p;
+        const double xym = j > 0 ? X[j - 1] : 0.0, xyp = j < P - 1 ? X[j] : 0.0;
+        const double xzm = l > 0 ? X[l - 1] : 0.0, xzp = l < P - 1 ? X[l] : 0.0;
+        double u0[P];
+        DG_UNROLL
+        for (int i = 0; i < P; ++i)
+          u0[i] = u0p[i];
+        double* F3 = base + k * ED + OF3 + PX * jl;
+        DG_UNROLL
+        for (int i = 0; i < P; ++i) {
+          const double xx =
+              (i > 0 ? X[i - 1] * u0[i - 1] : 0.0) + (i < P - 1 ? X[i] * u0[i + 1] : 0.0);
+          const double xy = xym * ym[i] + xyp * yp[i], xz = xzm * zm[i] + xzp * zp[i];
+          DG_UNROLL
+          for (int d = 0; d < 3; ++d)
+            F3[d * UX + i] =
+                rec[d] * u0[i] + rec[4 + 3 * d] * xx + rec[5 + 3 * d] * xy + rec[6 + 3 * d] * xz;
+        }
+        // Faces: this element's values, or the neighbour's coefficient re-oriented.
+        const int a = j, b = l, ab = jl;
+        double E1[P], t[6], n0, n1;
+        DG_UNROLL
+        for (int m = 0; m < P; ++m)
+          E1[m] = E[m];
+        face_pair<0, false>(U, a, b, E1, E1, t[0], t[1], n0, n1);
+        face_pair<1, false>(U, a, b, E1, E1, t[2], t[3], n0, n1);
+        face_pair<2, false>(U, a, b, E1, E1, t[4], t[5], n0, n1);
+        const double* Fm = U + 2 * UX;
+        double* UP = base + k * ED + OUP;
+        const double* sgn = rec + GR + (a & 1) + 2 * (b & 1);
+        DG_UNROLL
+        for (int f = 0; f < 6; ++f) {
+          const long long w = wds[6 * k + f];
+          if (!((w >> word_present) & (w >> word_read) & 1))
+            UP[f * P2 + ab] = t[f];
+          else if (!((w >> word_data) & 1))
+            UP[f * P2 + ab] = sgn[4 * f] * Fm[f * P2 + ab];
+        }
+      });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+        const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+        const double* rec = base + k * ED + RS;
+        const double* UP = base + k * ED + OUP;
+        double* Fm = base + k * ED + 2 * UX;
+        const double xam = a > 0 ? X[a - 1] : 0.0, xap = a < P - 1 ? X[a] : 0.0;
+        const double xbm = b > 0 ? X[b - 1] : 0.0, xbp = b < P - 1 ? X[b] : 0.0;
+        const int am = a > 0 ? ab - 1 : ab, ap = a < P - 1 ? ab + 1 : ab;
+        const int bm = b > 0 ? ab - P : ab, bp = b < P - 1 ? ab + P : ab;
+        DG_UNROLL
+        for (int f = 0; f < 6; ++f) {
+          const long long w = wds[6 * k + f];
+          if ((w >> word_present) & (w >> word_read) & (w >> word_data) & 1) {
+            Fm[f * P2 + ab] = -Fm[f * P2 + ab];
+            continue;
+          }
+          double al, be, ga;
+          linear_face_flux(rec, f, al, be, ga);
+          const double* V = UP + f * P2;
+          Fm[f * P2 + ab] =
+              -(al * V[ab] + be * (xam * V[am] + xap * V[ap]) + ga * (xbm * V[bm] + xbp * V[bp]));
+        }
+      });
+    }
+
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
       double* scratch = static_cast<double*>(
           team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles(ne, batches)));
@@ -390,7 +490,7 @@ struct ModalPencilPath : Tensor<P, Q> {
       int bi = team.league_rank();
       if (bi >= nb) return; // the whole team
       double* E = S + P2;   // E_1(m) = phi_m(1)
-      double* K = E + P;    // diffusion: K(i, q) = int phi_i' phi_q'
+      double* K = E + P;    // diffusion: K(i, q) = int phi_i' phi_q'; LIN: X(i, i + 1)
       double* dE = K + P2;  // diffusion: dE_1(m) = phi_m'(1)
       double* buf = S + TD;
       long long* wbuf = reinterpret_cast<long long*>(buf + (batches > 1 ? 2 : 1) * ne * ED);
@@ -400,6 +500,9 @@ struct ModalPencilPath : Tensor<P, Q> {
           S[m] = tables.S(m / P, m % P);
         else if (m < P2 + P)
           E[m - P2] = tables.E(1, m - P2);
+        else if (LIN)
+          K[m - P2 - P] = (m - P2 - P + 1.0) /
+                          math::sqrt((2.0 * (m - P2 - P) + 1.0) * (2.0 * (m - P2 - P) + 3.0));
         else if (m < 2 * P2 + P)
           K[m - P2 - P] = tables.K((m - P2 - P) / P, (m - P2 - P) % P);
         else
@@ -440,57 +543,61 @@ struct ModalPencilPath : Tensor<P, Q> {
         face_values(team, E, dE, base, nl);
         team.team_barrier();
       }
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
-        const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
-        const double* U = base + k * ED;
-        double* Fm = base + k * ED + 2 * UX;
-        const double* rec = Fm + (DIFF ? 5 : 1) * 6 * P2;
-        const double* sgn = rec + GR + (a & 1) + 2 * (b & 1); // orientation signs, sgn[4 f]
-        double t[6];
-        double Sa[DIFF ? P : 1], Sb[DIFF ? P : 1];
-        if (DIFF) {
-          const double* TU = Fm + 12 * P2;
-          DG_UNROLL
-          for (int f = 0; f < 6; ++f)
-            t[f] = TU[f * P2 + ab];
-          DG_UNROLL
-          for (int q = 0; q < (DIFF ? P : 1); ++q) {
-            Sa[q] = S[q * P + a];
-            Sb[q] = S[q * P + b];
-          }
-        } else {
-          double E1[P], n0, n1;
-          DG_UNROLL
-          for (int m = 0; m < P; ++m)
-            E1[m] = E[m];
-          face_pair<0, false>(U, a, b, E1, E1, t[0], t[1], n0, n1);
-          face_pair<1, false>(U, a, b, E1, E1, t[2], t[3], n0, n1);
-          face_pair<2, false>(U, a, b, E1, E1, t[4], t[5], n0, n1);
-        }
-        DG_UNROLL
-        for (int f = 0; f < 6; ++f) {
-          const double* fr = rec + FR + FS * f;
-          const double uin = t[f];
-          // Advection: (a . n) dS in the record; a face without a neighbour is an outflow face.
-          const double an = fr[0], dS = DIFF ? fr[1] : 1.0;
-          // (FT is -1 without diffusion: the index is guarded for the branch not taken.)
-          const bool outflow = DIFF ? static_cast<int>(fr[DIFF ? FT : 0]) == face_outflow
-                                    : !((wds[6 * k + f] >> word_present) & 1);
-          // The neighbour's value as copied, re-oriented; 0 on boundary faces (as stored by
-          // issue), this side's on outflow faces.
-          const double sg = sgn[4 * f];
-          const double uout = outflow ? uin : sg * Fm[f * P2 + ab];
-          double flux = physics::upwind_flux(an, uin, uout);
+      if (LIN) {
+        linear_fluxes(team, E, K, base, wds, nl);
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+          const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
+          const double* U = base + k * ED;
+          double* Fm = base + k * ED + 2 * UX;
+          const double* rec = base + k * ED + RS;
+          const double* sgn = rec + GR + (a & 1) + 2 * (b & 1); // orientation signs, sgn[4 f]
+          double t[6];
+          double Sa[DIFF ? P : 1], Sb[DIFF ? P : 1];
           if (DIFF) {
             const double* TU = Fm + 12 * P2;
-            const double gin = face_gradient(fr, f, ab, a, b, Sa, Sb, TU, TU + 6 * P2);
-            const double gout = outflow ? gin : sg * Fm[6 * P2 + f * P2 + ab];
-            flux += physics::sipg_flux(nu, fr[5], uin, uout, gin, gout);
-            Fm[24 * P2 + f * P2 + ab] = 0.5 * nu * (uin - uout) * dS; // Dl
+            DG_UNROLL
+            for (int f = 0; f < 6; ++f)
+              t[f] = TU[f * P2 + ab];
+            DG_UNROLL
+            for (int q = 0; q < (DIFF ? P : 1); ++q) {
+              Sa[q] = S[q * P + a];
+              Sb[q] = S[q * P + b];
+            }
+          } else {
+            double E1[P], n0, n1;
+            DG_UNROLL
+            for (int m = 0; m < P; ++m)
+              E1[m] = E[m];
+            face_pair<0, false>(U, a, b, E1, E1, t[0], t[1], n0, n1);
+            face_pair<1, false>(U, a, b, E1, E1, t[2], t[3], n0, n1);
+            face_pair<2, false>(U, a, b, E1, E1, t[4], t[5], n0, n1);
           }
-          Fm[f * P2 + ab] = -flux * dS;
-        }
-      });
+          DG_UNROLL
+          for (int f = 0; f < 6; ++f) {
+            const double* fr = rec + FR + FS * f;
+            const double uin = t[f];
+            // Advection: (a . n) dS in the record; a face without a neighbour is an outflow face.
+            const double an = fr[0], dS = DIFF ? fr[1] : 1.0;
+            // (FT is -1 without diffusion: the index is guarded for the branch not taken.)
+            const bool outflow = DIFF ? static_cast<int>(fr[DIFF ? FT : 0]) == face_outflow
+                                      : !((wds[6 * k + f] >> word_present) & 1);
+            // The neighbour's value as copied, re-oriented; 0 on boundary faces (as stored by
+            // issue), this side's on outflow faces.
+            const double sg = sgn[4 * f];
+            const double uout = outflow ? uin : sg * Fm[f * P2 + ab];
+            double flux = physics::upwind_flux(an, uin, uout);
+            if (DIFF) {
+              const double* TU = Fm + 12 * P2;
+              const double gin = face_gradient(fr, f, ab, a, b, Sa, Sb, TU, TU + 6 * P2);
+              const double gout = outflow ? gin : sg * Fm[6 * P2 + f * P2 + ab];
+              flux += physics::sipg_flux(nu, fr[5], uin, uout, gin, gout);
+              Fm[24 * P2 + f * P2 + ab] = 0.5 * nu * (uin - uout) * dS; // Dl
+            }
+            Fm[f * P2 + ab] = -flux * dS;
+          }
+        });
+      }
       team.team_barrier();
 
       // 3. Volume and lifted face terms, M^{-1}: one thread per x-pencil (j, l) of an element,
@@ -500,16 +607,19 @@ struct ModalPencilPath : Tensor<P, Q> {
         const double* U = base + k * ED;
         double* R = base + k * ED + UX + PX * jl;
         const double* Fm = base + k * ED + 2 * UX;
-        const double* rec = Fm + (DIFF ? 5 : 1) * 6 * P2;
+        const double* rec = base + k * ED + RS;
         const double* G = rec + 4; // diffusion: G(d, d') = G[3 d + d']
-        const double c0 = rec[0], c1 = rec[1], c2 = rec[2];
+        // LIN: the contractions take F_0, F_1, F_2 with unit coefficients instead of c_d U.
+        const double c0 = LIN ? 1.0 : rec[0], c1 = LIN ? 1.0 : rec[1], c2 = LIN ? 1.0 : rec[2];
+        const double* F3 = base + k * ED + OF3;
+        const double* Ux = LIN ? F3 : U;
         double acc[P];
         // x: the pencil in registers, compile-time indices.
         {
           double u0[P];
           DG_UNROLL
           for (int q = 0; q < P; ++q)
-            u0[q] = U[PX * jl + q];
+            u0[q] = Ux[PX * jl + q];
           const double fx0 = Fm[jl], fx1 = Fm[P2 + jl];
           const double g00 = DIFF ? nu * G[0] : 0.0;
           DG_UNROLL
@@ -525,8 +635,8 @@ struct ModalPencilPath : Tensor<P, Q> {
         }
         // y and z: one row of S (and K) each; with diffusion the contractions S U along y and
         // z (vy, vz) and S^T U (wy, wz) feed the x-y and x-z cross terms.
-        const double* Uy = U + PY * l; // U(i, q, l) = Uy[i + PX q]
-        const double* Uz = U + PX * j; // U(i, j, q) = Uz[i + PY q]
+        const double* Uy = (LIN ? F3 + UX : U) + PY * l;     // U(i, q, l) = Uy[i + PX q]
+        const double* Uz = (LIN ? F3 + 2 * UX : U) + PX * j; // U(i, j, q) = Uz[i + PY q]
         if (!DIFF) {
           DG_UNROLL
           for (int q = 0; q < P; ++q) {
@@ -743,15 +853,31 @@ struct ModalPencilPath : Tensor<P, Q> {
     launch_pencil<DIFF, 0>(a, traces_only, out);
   }
 
+  /// The kernel with a velocity affine in space (advection; StageArgs::modal_linear), built with
+  /// the default launch bounds (8 teams per SM) and without; its traces are those of the
+  /// constant-velocity kernel.
+  static void launch_linear(const StageArgs& a, bool traces_only, const View4& out) {
+    if (traces_only) return launch_pencil<false>(a, true, out);
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    if constexpr (P - 1 <= pencil_bounds_max_order) {
+      const int m = pencil_min_blocks(a.variant, false);
+      DG_VERIFY(m == 0 || m == 8,
+                "pencil_min_blocks " << m << " with a linear velocity: valid are 0, 8");
+      if (m == 8) return launch_pencil<false, 8, true>(a, false, out);
+    }
+#endif
+    launch_pencil<false, 0, true>(a, false, out);
+  }
+
   /// One launch with bounds MINB (the unbounded kernel where the order's default bounds leave
   /// no team size that fits this device).
-  template <bool DIFF, int MINB>
+  template <bool DIFF, int MINB, bool LIN = false>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
     using Pol = std::conditional_t<
         MINB == 0, TeamPolicy,
         Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<pencil_threads, MINB>>>;
     const int n = static_cast<int>(a.elems.extent(0));
-    using Kernel = ModalPencil<DIFF>;
+    using Kernel = ModalPencil<DIFF, LIN>;
     const int batches = pencil_batches(a.variant);
     int ne = pencil_elems(a.variant, DIFF);
     // With two element buffers, fewer elements per team where they would not fit into the
@@ -773,7 +899,7 @@ struct ModalPencilPath : Tensor<P, Q> {
         policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes, k, threads);
     if constexpr (MINB > 0)
       if (pol.team_size() < 1 && a.variant.pencil_min_blocks < 0)
-        return launch_pencil<DIFF, 0>(a, traces_only, out);
+        return launch_pencil<DIFF, 0, LIN>(a, traces_only, out);
     DG_VERIFY(pol.team_size() >= 1, "pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
                                                           << "): no team size fits on this device");
     const char* label = traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage";

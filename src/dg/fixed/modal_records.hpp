@@ -79,6 +79,65 @@ constexpr int word_present = 56, word_ghost = 57, word_swap = 58, word_sign_a = 
               word_sign_b = 60, word_read = 61, word_emit = 62, word_data = 55;
 constexpr long long word_offset_mask = (1LL << 55) - 1;
 
+/// The neighbour word of an interior (face_local) or rank-boundary (face_ghost) face without its
+/// read and emit bits: the offset of the neighbour's trace (per_face doubles per face), its
+/// orientation's swap and sign flips.
+KOKKOS_INLINE_FUNCTION long long neighbour_word(int type, int nb, int nf, int o,
+                                                long long per_face) {
+  const bool g = type == face_ghost;
+  const long long off = g ? nb * per_face : (6LL * nb + nf) * per_face;
+  const long long swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
+  return off | (1LL << word_present) | (static_cast<long long>(g) << word_ghost) |
+         (swap << word_swap) | ((swap ? fb : fa) << word_sign_a) |
+         ((swap ? fa : fb) << word_sign_b);
+}
+
+/// ... of a boundary face with data in slot `slot` (bface modal coefficients per slot).
+KOKKOS_INLINE_FUNCTION long long data_word(int slot, long long bface) {
+  return static_cast<long long>(slot) * bface | (1LL << word_present) | (1LL << word_data);
+}
+
+/// The pencil kernel with a velocity affine in space on affine elements (ModalPencil<false,
+/// true>, DGOperator::modal_path): there the contravariant velocity is linear in the reference
+/// coordinates, c(xi) = adj(J) a(x(xi)) = c0 + C xi, and its record holds [0..2] c0, [3] 1/|J|,
+/// [4..12] C (C(d, e) at 4 + 3 d + e).
+constexpr int linear_record_doubles = 13;
+
+/// (a . n) dS on face f of an element with linear record r, al + be xi_a + ga xi_b in the face's
+/// tangential coordinates (those of the modal face coefficients (a, b): y, z on x faces; x, z on
+/// y faces; x, y on z faces). (a . n) dS = s c_d on the face xi_d = s of an affine element.
+KOKKOS_INLINE_FUNCTION void linear_face_flux(const double* r, int f, double& al, double& be,
+                                             double& ga) {
+  const int d = f / 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
+  const double s = f % 2 ? 1.0 : -1.0;
+  const double* C = r + 4 + 3 * d;
+  al = s * r[d] + C[d];
+  be = s * C[ta];
+  ga = s * C[tb];
+}
+
+/// Round-off of the linear record r: 1e-12 of the largest |c| it gives on the element.
+KOKKOS_INLINE_FUNCTION double linear_tolerance(const double* r) {
+  double c = 0.0;
+  for (int g = 0; g < 3; ++g)
+    c += math::fabs(r[g]);
+  for (int g = 4; g < linear_record_doubles; ++g)
+    c += math::fabs(r[g]);
+  return 1e-12 * c;
+}
+
+/// The side whose trace the upwind flux of face f takes on the whole face: 1 this element's ((a
+/// . n) >= -tol everywhere on it), -1 the neighbour's ((a . n) <= tol everywhere, < -tol
+/// somewhere), 0 neither (the sign changes on the face).
+KOKKOS_INLINE_FUNCTION int linear_face_side(const double* r, int f) {
+  double al, be, ga;
+  linear_face_flux(r, f, al, be, ga);
+  const double tol = linear_tolerance(r), spread = math::fabs(be) + math::fabs(ga);
+  if (al - spread >= -tol) return 1;
+  if (al + spread <= tol) return -1;
+  return 0;
+}
+
 /// Per-element records and neighbour words of the pencil kernel for every element of a block
 /// (geometry and connectivity do not change; the records depend on the velocity and eta nu).
 template <bool DIFF>
@@ -115,19 +174,11 @@ void build_modal_records(const ElementBlock& b, const double vel[3], double eta_
           const int type = ftype(e, f);
           const double an = fr[0]; // a . n
           long long w = (DIFF || an > -tol) ? 1LL << word_emit : 0;
-          if (type == face_local || type == face_ghost) {
-            const bool g = type == face_ghost;
-            const long long off =
-                g ? nbr(e, f) * per_face : (6LL * nbr(e, f) + nbr_face(e, f)) * per_face;
-            const long long o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
-            w |= off | (1LL << word_present) | (static_cast<long long>(g) << word_ghost) |
-                 (swap << word_swap) | ((swap ? fb : fa) << word_sign_a) |
-                 ((swap ? fa : fb) << word_sign_b) |
+          if (type == face_local || type == face_ghost)
+            w |= neighbour_word(type, nbr(e, f), nbr_face(e, f), orient(e, f), per_face) |
                  (static_cast<long long>(DIFF || an < 0.0) << word_read);
-          } else if (!DIFF && (type == face_dirichlet || type == face_inflow)) {
-            w |= static_cast<long long>(nbr(e, f)) * bface | (1LL << word_present) |
-                 (static_cast<long long>(an < 0.0) << word_read) | (1LL << word_data);
-          }
+          else if (!DIFF && (type == face_dirichlet || type == face_inflow))
+            w |= data_word(nbr(e, f), bface) | (static_cast<long long>(an < 0.0) << word_read);
           wd(e, f) = w;
         }
         if (DIFF) {
