@@ -72,6 +72,24 @@ TEST_CASE("same answer on any rank count: affine periodic shuffled (modal path)"
   }
 }
 
+TEST_CASE("same answer on any rank count: velocities affine in space (modal path)",
+          "[mpi][solver]") {
+  // The rotation about an axis off the element planes (some elements on the quadrature pencil
+  // path, the rest on the modal path; Dirichlet faces) and a linear field on a periodic box:
+  // linear elements emit the traces of rank-boundary faces for the neighbour rank.
+  const std::vector<std::vector<std::string>> cases = {
+      {"mesh.box=-nx 5 -ny 4 -nz 3 -shuffle 4", "physics.diffusivity=0.0",
+       "physics.velocity_field=rotation", "physics.rotation_center=[0.45, 0.5, 0.5]",
+       "boundary.default=dirichlet"},
+      {"mesh.box=-nx 4 -periodic xyz -shuffle 4", "physics.diffusivity=0.0",
+       "physics.velocity=[\"1+0.5*(y-0.5)\", \"0.5+0.3*(z-0.5)\", \"0.25+0.2*(x-0.5)\"]"}};
+  for (const auto& c : cases) {
+    const double rel = rank_independence(c);
+    INFO(c[2] << ": relative L2 difference to one rank: " << rel);
+    CHECK(rel < 1e-13);
+  }
+}
+
 TEST_CASE("same answer on any rank count: Dirichlet boundaries, advection-diffusion",
           "[mpi][solver]") {
   const double rel = rank_independence({"mesh.box=-nx 4 -warp 0.05 -shuffle 4"});
