@@ -9,6 +9,7 @@
 #include "dg/dg/element_block.hpp"
 #include "dg/physics/exact.hpp"
 
+#include <memory>
 #include <vector>
 
 namespace dg {
@@ -42,6 +43,7 @@ struct Epilogue {
   }
 };
 
+struct SideLaunch;
 namespace fixed {
 struct StageArgs;
 enum class PencilGeometry : int;
@@ -256,8 +258,10 @@ private:
   /// element lists, which do not change after set-up).
   Split split(const IView1& elems);
   /// The stage kernels of a over a.elems: on a block with linear and other elements, the modal
-  /// kernel on the linear ones and the quadrature pencil path on the rest.
+  /// kernel on the linear ones and the quadrature pencil path on the rest, the latter on side_
+  /// (GPUs: a stream of its own, so that its few teams run beside the modal kernel's).
   void fixed_stages(const fixed::StageArgs& a);
+  std::shared_ptr<SideLaunch> side_;
   /// The quadrature pencil path's arguments in a (tables built on first use).
   void qpencil_args(fixed::StageArgs& a);
   /// Compile-time kernels exist for the block's order and points (q = p + 2; q = p + 1 on the
