@@ -302,52 +302,6 @@ constexpr unsigned face_bit(int type) {
 
 } // namespace
 
-/// A second execution space instance for a launch that runs beside another one and is ordered
-/// after the work already enqueued on a given instance and before the work enqueued there
-/// afterwards (CUDA: a stream of the highest priority and two events; elsewhere the given
-/// instance itself, so that the launches run one after the other).
-struct SideLaunch {
-#ifdef KOKKOS_ENABLE_CUDA
-  ExecSpace space;
-  cudaEvent_t ready = nullptr, done = nullptr;
-  SideLaunch() : space(make_stream()) {
-    DG_VERIFY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming) == cudaSuccess &&
-                  cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess,
-              "side launch: cannot create CUDA events");
-  }
-  ~SideLaunch() {
-    cudaEventDestroy(ready);
-    cudaEventDestroy(done);
-  }
-  SideLaunch(const SideLaunch&) = delete;
-  SideLaunch& operator=(const SideLaunch&) = delete;
-  static ExecSpace make_stream() {
-    int least = 0, greatest = 0;
-    cudaDeviceGetStreamPriorityRange(&least, &greatest);
-    cudaStream_t stream = nullptr;
-    DG_VERIFY(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest) == cudaSuccess,
-              "side launch: cannot create a CUDA stream");
-    return Kokkos::Cuda(stream, Kokkos::Impl::ManageStream::yes);
-  }
-  /// The side instance, after the work enqueued on main so far.
-  ExecSpace begin(const ExecSpace& main) {
-    cudaEventRecord(ready, main.cuda_stream());
-    cudaStreamWaitEvent(space.cuda_stream(), ready, 0);
-    return space;
-  }
-  /// Work enqueued on main from now on waits for the side instance's.
-  void end(const ExecSpace& main) {
-    cudaEventRecord(done, space.cuda_stream());
-    cudaStreamWaitEvent(main.cuda_stream(), done, 0);
-  }
-#else
-  ExecSpace begin(const ExecSpace& main) {
-    return main;
-  }
-  void end(const ExecSpace&) {}
-#endif
-};
-
 DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& pde)
     : block_(&block), pde_(pde) {
   all_elems_ = IView1("dg::operator::all_elems", block.nelem);
@@ -596,22 +550,14 @@ void DGOperator::fixed_stages(const fixed::StageArgs& a) {
   fixed::StageArgs lin = a, rest = a;
   lin.elems = s.linear;
   lin.elems_first = -1;
+  if (s.linear.extent(0) > 0) fixed::stage(b.order, lin);
   rest.modal = rest.modal_linear = false;
   rest.modal_rec = View2();
   rest.modal_words = LView2();
   qpencil_args(rest);
   rest.elems = s.rest;
   rest.elems_first = -1;
-  if (s.rest.extent(0) > 0) {
-    // The few elements of the quadrature pencil path first, on the side instance, so that their
-    // teams start beside the modal kernel's instead of after them in a launch too short to
-    // fill the GPU.
-    if (!side_) side_ = std::make_shared<SideLaunch>();
-    rest.space = side_->begin(a.space);
-    fixed::stage(b.order, rest);
-  }
-  if (s.linear.extent(0) > 0) fixed::stage(b.order, lin);
-  if (s.rest.extent(0) > 0) side_->end(a.space);
+  if (s.rest.extent(0) > 0) fixed::stage(b.order, rest);
 }
 
 void DGOperator::apply(double t, const IView1& elems, const Epilogue& ep) {

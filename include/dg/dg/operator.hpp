@@ -9,7 +9,6 @@
 #include "dg/dg/element_block.hpp"
 #include "dg/physics/exact.hpp"
 
-#include <memory>
 #include <vector>
 
 namespace dg {
@@ -43,7 +42,6 @@ struct Epilogue {
   }
 };
 
-struct SideLaunch;
 namespace fixed {
 struct StageArgs;
 enum class PencilGeometry : int;
@@ -258,10 +256,8 @@ private:
   /// element lists, which do not change after set-up).
   Split split(const IView1& elems);
   /// The stage kernels of a over a.elems: on a block with linear and other elements, the modal
-  /// kernel on the linear ones and the quadrature pencil path on the rest, the latter on side_
-  /// (GPUs: a stream of its own, so that its few teams run beside the modal kernel's).
+  /// kernel on the linear ones and the quadrature pencil path on the rest.
   void fixed_stages(const fixed::StageArgs& a);
-  std::shared_ptr<SideLaunch> side_;
   /// The quadrature pencil path's arguments in a (tables built on first use).
   void qpencil_args(fixed::StageArgs& a);
   /// Compile-time kernels exist for the block's order and points (q = p + 2; q = p + 1 on the

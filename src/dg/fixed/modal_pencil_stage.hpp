@@ -258,9 +258,7 @@ struct ModalPencilPath : Tensor<P, Q> {
     /// and each face's upwind side's coefficient (this element's face value, or the neighbour's
     /// as copied and re-oriented) into UP; (b) after a barrier, the face flux coefficients
     /// -(al + be X_a + ga X_b) UP into Fm; boundary data faces that are read hold their flux
-    /// already (modal_boundary_data with (a . n) dS). X holds X(i, i + 1). An x face whose
-    /// upwind side is this element's takes its flux in (a): the face projection commutes with
-    /// X_y and X_z, which the pencil's thread has formed for F3.
+    /// already (modal_boundary_data with (a . n) dS). X holds X(i, i + 1).
     KOKKOS_FORCEINLINE_FUNCTION void linear_fluxes(const TeamMember& team, const double* E,
                                                    const double* X, double* base,
                                                    const long long* wds, int nl) const {
@@ -282,9 +280,6 @@ struct ModalPencilPath : Tensor<P, Q> {
         for (int i = 0; i < P; ++i)
           u0[i] = u0p[i];
         double* F3 = base + k * ED + OF3 + PX * jl;
-        // ... and the even and odd sums against E_1 of u, X_y u and X_z u along the pencil: the
-        // x faces' values and, where this side is upwind, their fluxes without a stencil.
-        double ue = 0.0, uo = 0.0, ye = 0.0, yo = 0.0, ze = 0.0, zo = 0.0;
         DG_UNROLL
         for (int i = 0; i < P; ++i) {
           const double xx =
@@ -294,16 +289,6 @@ struct ModalPencilPath : Tensor<P, Q> {
           for (int d = 0; d < 3; ++d)
             F3[d * UX + i] =
                 rec[d] * u0[i] + rec[4 + 3 * d] * xx + rec[5 + 3 * d] * xy + rec[6 + 3 * d] * xz;
-          const double e = E[i];
-          if (i % 2 == 0) {
-            ue += e * u0[i];
-            ye += e * xy;
-            ze += e * xz;
-          } else {
-            uo += e * u0[i];
-            yo += e * xy;
-            zo += e * xz;
-          }
         }
         // Faces: this element's values, or the neighbour's coefficient re-oriented.
         const int a = j, b = l, ab = jl;
@@ -311,28 +296,19 @@ struct ModalPencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int m = 0; m < P; ++m)
           E1[m] = E[m];
-        t[0] = ue - uo;
-        t[1] = ue + uo;
+        face_pair<0, false>(U, a, b, E1, E1, t[0], t[1], n0, n1);
         face_pair<1, false>(U, a, b, E1, E1, t[2], t[3], n0, n1);
         face_pair<2, false>(U, a, b, E1, E1, t[4], t[5], n0, n1);
-        double* Fm = base + k * ED + 2 * UX;
+        const double* Fm = U + 2 * UX;
         double* UP = base + k * ED + OUP;
         const double* sgn = rec + GR + (a & 1) + 2 * (b & 1);
         DG_UNROLL
         for (int f = 0; f < 6; ++f) {
           const long long w = wds[6 * k + f];
-          if (!((w >> word_present) & (w >> word_read) & 1)) {
-            if (f < 2) { // x face, this side upwind: -(al t + be (X_y u)_s + ga (X_z u)_s)
-              double al, be, ga;
-              linear_face_flux(rec, f, al, be, ga);
-              Fm[f * P2 + ab] =
-                  -(al * t[f] + be * (f ? ye + yo : ye - yo) + ga * (f ? ze + zo : ze - zo));
-            } else {
-              UP[f * P2 + ab] = t[f];
-            }
-          } else if (!((w >> word_data) & 1)) {
+          if (!((w >> word_present) & (w >> word_read) & 1))
+            UP[f * P2 + ab] = t[f];
+          else if (!((w >> word_data) & 1))
             UP[f * P2 + ab] = sgn[4 * f] * Fm[f * P2 + ab];
-          }
         }
       });
       team.team_barrier();
@@ -348,9 +324,7 @@ struct ModalPencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int f = 0; f < 6; ++f) {
           const long long w = wds[6 * k + f];
-          const bool read = (w >> word_present) & (w >> word_read) & 1;
-          if (f < 2 && !read) continue; // formed in the first pass
-          if (read && ((w >> word_data) & 1)) {
+          if ((w >> word_present) & (w >> word_read) & (w >> word_data) & 1) {
             Fm[f * P2 + ab] = -Fm[f * P2 + ab];
             continue;
           }
