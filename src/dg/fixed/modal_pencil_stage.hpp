@@ -1,5 +1,6 @@
-// The modal path's stage kernel in pencil form (ModalPencil<DIFF>), the stage the solver runs on
-// affine blocks with constant velocity and no Dirichlet faces: ne elements per team, face passes
+// The modal path's stage kernel in pencil form (ModalPencil<DIFF, LIN>), the stage the solver runs
+// on affine blocks with a constant velocity (LIN: advection with a velocity affine in space, on
+// the elements where a . n keeps its sign on each face): ne elements per team, face passes
 // one thread per face coefficient pair, the volume pass one thread per x-pencil, the update and
 // the stores one thread per mode; with the lsrk epilogue it emits the modal traces of the updated
 // state, with traces_only those of block.u. Per element it reads u and the register and writes
@@ -7,7 +8,8 @@
 // traces (P^2 coefficients per face, ncomp = 1, or 2 with diffusion), and writes its own traces;
 // without diffusion only the inflow faces' traces are read and the outflow faces' emitted (3 of
 // 6 on the benchmark meshes). Bytes per DOF (stage_bytes_per_dof): advection 32 + 48 / P + 128 /
-// P^3, advection-diffusion 32 + 192 / P + 488 / P^3.
+// P^3 (LIN, modal_linear_bytes_per_dof: 32 + 48 / P + 152 / P^3), advection-diffusion 32 + 192 /
+// P + 488 / P^3.
 #pragma once
 
 #include "dg/dg/face_flux.hpp"
@@ -114,6 +116,18 @@ struct ModalPencilPath : Tensor<P, Q> {
       t1 = even + odd;
       n0 = dodd - deven;
       n1 = deven + dodd;
+    }
+
+    /// The values at the six faces (0..5) of face coefficient (a, b) of U; E: E_1.
+    KOKKOS_FORCEINLINE_FUNCTION static void six_face_values(const double* U, int a, int b,
+                                                            const double* E, double* t) {
+      double E1[P], n0, n1;
+      DG_UNROLL
+      for (int m = 0; m < P; ++m)
+        E1[m] = E[m];
+      face_pair<0, false>(U, a, b, E1, E1, t[0], t[1], n0, n1);
+      face_pair<1, false>(U, a, b, E1, E1, t[2], t[3], n0, n1);
+      face_pair<2, false>(U, a, b, E1, E1, t[4], t[5], n0, n1);
     }
 
     /// Direction D = 1 (y) or 2 (z) of the volume terms of an x-pencil, o = j or l its index
@@ -292,13 +306,8 @@ struct ModalPencilPath : Tensor<P, Q> {
         }
         // Faces: this element's values, or the neighbour's coefficient re-oriented.
         const int a = j, b = l, ab = jl;
-        double E1[P], t[6], n0, n1;
-        DG_UNROLL
-        for (int m = 0; m < P; ++m)
-          E1[m] = E[m];
-        face_pair<0, false>(U, a, b, E1, E1, t[0], t[1], n0, n1);
-        face_pair<1, false>(U, a, b, E1, E1, t[2], t[3], n0, n1);
-        face_pair<2, false>(U, a, b, E1, E1, t[4], t[5], n0, n1);
+        double t[6];
+        six_face_values(U, a, b, E, t);
         const double* Fm = U + 2 * UX;
         double* UP = base + k * ED + OUP;
         const double* sgn = rec + GR + (a & 1) + 2 * (b & 1);
@@ -565,13 +574,7 @@ struct ModalPencilPath : Tensor<P, Q> {
               Sb[q] = S[q * P + b];
             }
           } else {
-            double E1[P], n0, n1;
-            DG_UNROLL
-            for (int m = 0; m < P; ++m)
-              E1[m] = E[m];
-            face_pair<0, false>(U, a, b, E1, E1, t[0], t[1], n0, n1);
-            face_pair<1, false>(U, a, b, E1, E1, t[2], t[3], n0, n1);
-            face_pair<2, false>(U, a, b, E1, E1, t[4], t[5], n0, n1);
+            six_face_values(U, a, b, E, t);
           }
           DG_UNROLL
           for (int f = 0; f < 6; ++f) {

@@ -2,8 +2,9 @@
 // states: the per-element geometry records (volume and face metric with the velocity and eta nu
 // folded in) and the pencil kernel's neighbour words (trace offset, orientation, which faces it
 // reads and emits), built once per operator; and the fields both kernels share. Records per
-// element: ModalRecordLayout<DIFF>::GR doubles (10 advection, 55 with diffusion) and 6 words of
-// 8 bytes, i.e. (8 GR + 48) / P^3 bytes per DOF of the pencil stage's traffic.
+// element: ModalRecordLayout<DIFF>::GR doubles (10 advection, 55 with diffusion;
+// linear_record_doubles = 13 with a velocity affine in space, built by modal_linear_records) and
+// 6 words of 8 bytes, i.e. (8 GR + 48) / P^3 bytes per DOF of the pencil stage's traffic.
 #pragma once
 
 #include "dg/dg/face_flux.hpp"
