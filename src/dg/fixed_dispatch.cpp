@@ -397,27 +397,22 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
 }
 
 double modal_linear_bytes_per_dof(int order) {
-  // As the constant-velocity pencil kernel: states, 3 of 6 faces' traces read and emitted (a
-  // continuous velocity whose sign does not change on the benchmark meshes' faces); the
-  // record is linear_record_doubles.
-  const double P = order + 1, P3 = P * P * P, d = sizeof(double);
-  return 4.0 * d + 6.0 * P * P * d / P3 + (linear_record_doubles * d + 6.0 * 8.0) / P3;
+  // The constant-velocity pencil kernel's bytes (3 of 6 faces' traces read and emitted: a
+  // continuous velocity whose sign does not change on the benchmark meshes' faces) with a
+  // record of linear_record_doubles instead of ModalRecordLayout<false>::GR.
+  const double P = order + 1, P3 = P * P * P;
+  return stage_bytes_per_dof(order, false, true, KernelVariant()) +
+         (linear_record_doubles - ModalRecordLayout<false>::GR) * sizeof(double) / P3;
 }
 
 double modal_linear_flops_per_element(int order) {
+  // The constant-velocity pencil kernel's flops, plus F_d per pencil value (X_x u, X_y u, X_z u:
+  // 3 each; 3 x (4 products, 3 sums)) and, per face coefficient and face, the linear (a . n) dS
+  // times the upwind side's stencil (5 products, 4 sums, 6 for its coefficients: 15 instead of
+  // the upwind flux's 4).
   const double P = order + 1, P2 = P * P, P3 = P2 * P;
-  double nnzS = 0.0;
-  for (int i = 0; i <= order; ++i)
-    for (int q = 0; q < i; ++q)
-      nnzS += (i + q) % 2 == 1 ? 1.0 : 0.0;
-  const double pair = 2.0 * P + 2.0;
-  // F_d per pencil value: X_x u, X_y u, X_z u (3 each) and 3 x (4 products, 3 sums); the face
-  // values; per face coefficient and face the linear (a . n) dS times the upwind side (5
-  // products, 4 sums, 6 for its coefficients); the volume pass and the emitted traces as the
-  // constant-velocity kernel; the update.
-  const double fluxes = P3 * 30.0 + P2 * (3.0 * pair + 6.0 * 15.0);
-  const double vol = P2 * (2.0 * nnzS + 4.0 * P2 + 18.0 * P);
-  return fluxes + vol + 0.8 * P2 * 3.0 * pair + 2.0 * P3;
+  return stage_flops_per_element(order, false, true, KernelVariant()) + 30.0 * P3 +
+         6.0 * (15.0 - 4.0) * P2;
 }
 
 double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_field, bool source) {
