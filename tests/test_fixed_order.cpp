@@ -431,8 +431,9 @@ TEST_CASE("modal path with a velocity affine in space equals the run-time-sized 
           "[unit][fixed]") {
   // The rotation and linear expression fields on affine boxes (shuffled vertex numbering: every
   // orientation code, reference axes permuted and reflected), with Dirichlet and inflow data:
-  // every element linear, or some elements whose faces see (a . n) change sign (those take the
-  // quadrature pencil path). The velocity's divergence (the x-dependence of a_x) is included.
+  // every element linear, or some elements whose faces see (a . n) change sign (interior and
+  // Dirichlet faces: mixed faces, or with modal_linear_mixed = false the quadrature pencil path
+  // for those elements). The velocity's divergence (the x-dependence of a_x) is included.
   struct Case {
     const char* mesh;
     std::vector<std::string> sets;
@@ -460,37 +461,41 @@ TEST_CASE("modal path with a velocity affine in space equals the run-time-sized 
                                    {"-nx 3 -ny 3 -nz 2 -shuffle 5 -periodic xyz", periodic, true},
                                    {"-nx 3 -ny 3 -nz 2 -shuffle 5", data, true}};
   for (const Case& c : cases)
-    for (int p : {1, 2, 4, 7}) {
-      std::vector<std::string> sets = {std::string("mesh.box=") + c.mesh,
-                                       "discretization.order=" + std::to_string(p),
-                                       "physics.diffusivity=0"};
-      sets.insert(sets.end(), c.sets.begin(), c.sets.end());
-      const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
-      Solver s(cfg, MPI_COMM_WORLD);
-      s.initialize();
-      INFO(c.mesh << " " << c.sets[0] << ", p = " << p);
-      const int n = s.block().nelem, lin = s.op().linear_elements();
-      CHECK(lin > 0);
-      CHECK((lin == n) == c.all_linear);
-      KernelVariant generic, modal, modal3, qpencil;
-      generic.fixed_order = false;
-      modal3.modal_elems = 3; // several elements per team, a short last batch
-      modal3.pencil_min_blocks = 0;
-      qpencil.modal_linear = false;
-      s.op().set_variant(qpencil);
-      CHECK(!s.op().modal_path());
-      s.op().set_variant(modal);
-      REQUIRE(s.op().modal_path());
-      CHECK(s.op().modal_linear());
-      CHECK(s.op().quadrature_pencil_path() == !c.all_linear);
-      const auto ref = rhs_with(s, generic);
-      check_right_hand_sides(s, modal, modal3, ref);
-      // LSRK steps: the linear elements emit the traces their neighbours read.
-      const auto modes = steps_with(cfg, {&generic, &modal, &modal3, &qpencil});
-      CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
-      CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
-      CHECK(rel_diff(modes[3], modes[0]) < 1e-12);
-    }
+    for (int p : {1, 2, 4, 7})
+      for (bool mixed : {true, false}) {
+        std::vector<std::string> sets = {std::string("mesh.box=") + c.mesh,
+                                         "discretization.order=" + std::to_string(p),
+                                         "physics.diffusivity=0"};
+        sets.insert(sets.end(), c.sets.begin(), c.sets.end());
+        const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
+        Solver s(cfg, MPI_COMM_WORLD);
+        s.initialize();
+        INFO(c.mesh << " " << c.sets[0] << ", p = " << p << ", mixed faces " << mixed);
+        KernelVariant generic, modal, modal3, qpencil;
+        for (KernelVariant* v : {&generic, &modal, &modal3, &qpencil})
+          v->modal_linear_mixed = mixed;
+        generic.fixed_order = false;
+        modal3.modal_elems = 3; // several elements per team, a short last batch
+        modal3.pencil_min_blocks = 0;
+        qpencil.modal_linear = false;
+        s.op().set_variant(qpencil);
+        CHECK(!s.op().modal_path());
+        s.op().set_variant(modal);
+        // One rank: with mixed faces every element is linear.
+        const int n = s.block().nelem, lin = s.op().linear_elements();
+        CHECK(lin > 0);
+        CHECK((lin == n) == (c.all_linear || mixed));
+        REQUIRE(s.op().modal_path());
+        CHECK(s.op().modal_linear());
+        CHECK(s.op().quadrature_pencil_path() == (lin < n));
+        const auto ref = rhs_with(s, generic);
+        check_right_hand_sides(s, modal, modal3, ref);
+        // LSRK steps: the linear elements emit the traces their neighbours read.
+        const auto modes = steps_with(cfg, {&generic, &modal, &modal3, &qpencil});
+        CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
+        CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
+        CHECK(rel_diff(modes[3], modes[0]) < 1e-12);
+      }
 }
 
 TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadrature path",

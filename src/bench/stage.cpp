@@ -85,6 +85,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_upwind_sides = false;
   else if (var == "modal-entry")
     v.modal_pencil = false;
+  else if (var == "modal-linear-unmixed")
+    v.modal_linear_mixed = false;
   else if (var == "modal") {
     v.modal_diffusion = true;
     v.modal_diffusion_max_order = fixed::max_order;
@@ -92,7 +94,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     throw InputError("dgbench stage: --variants " + var +
                      ": valid are fused, blocked, entry, recompute, separate, runtime, "
                      "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-modal-rhs, "
-                     "qpencil-both-sides, modal, modal-entry");
+                     "qpencil-both-sides, modal, modal-entry, modal-linear-unmixed");
 }
 
 int stage(Options& o) {
@@ -123,7 +125,9 @@ int stage(Options& o) {
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
       "weight-adjusted inverse mass instead of the collocated passes), qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
-      "those the upwind flux takes), modal (advection-diffusion "
+      "those the upwind flux takes), modal-linear-unmixed (a velocity affine in space: elements "
+      "with faces where a . n changes sign through the quadrature pencil path), modal "
+      "(advection-diffusion "
       "on affine meshes through the modal SIPG path, the default)");
   const std::vector<int> qoffsets =
       o.ints("q-offset", "2",
@@ -237,6 +241,10 @@ int stage(Options& o) {
                       continue;
                     if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
                     if (var == "modal-entry" && me != "affine") continue;
+                    if (var == "modal-linear-unmixed" &&
+                        (me != "affine" ||
+                         (ph != "advection-rotation" && ph != "advection-linear")))
+                      continue;
                     s.op().set_variant(v);
                     if (!s.op().modal_path() && pk != pencil.front()) continue;
                     // A block with a velocity affine in space on the modal path counts as such

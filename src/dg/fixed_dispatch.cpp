@@ -81,10 +81,11 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
     build_modal_records<false>(b, a, 0.0, rec, words);
 }
 
-void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an) {
+void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an, int extra) {
   const int ns = static_cast<int>(b.bdata.extent(0)), P = b.P, Q = b.Q;
-  if (out.extent(0) != static_cast<size_t>(ns) || out.extent(1) != static_cast<size_t>(P * P))
-    out = View2("dg::modal::boundary_data", ns, P * P);
+  if (out.extent(0) != static_cast<size_t>(ns + extra) ||
+      out.extent(1) != static_cast<size_t>(P * P))
+    out = View2("dg::modal::boundary_data", ns + extra, P * P);
   const View2 o = out, g = b.bdata, B = b.tables.B;
   const View1 w = b.tables.w;
   const bool flux = an.extent(0) > 0;
@@ -108,8 +109,8 @@ void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an) {
 }
 
 int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                         const View1& points, View2& records, LView2& words, IView1& linear,
-                         View2& an) {
+                         const View1& points, bool mixed, View2& records, LView2& words,
+                         IView1& linear, View2& an, LView2& mixed_faces) {
   const int n = b.nelem, Q = b.Q, nv = b.nvol, gorder = b.gorder;
   DG_VERIFY(b.affine && !b.curved && pde.diffusion.nu == 0.0,
             "modal path with a linear velocity: affine blocks, advection only");
@@ -172,33 +173,67 @@ int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusio
             ok = ok && math::fabs(c[d] - r[d] - C[0] * xi[0] - C[1] * xi[1] - C[2] * xi[2]) <= tol;
           }
         }
+        // A face where (a . n) changes sign: a mixed face (modal_mixed_fluxes) where allowed
+        // and not on a rank boundary (its other side arrives with the halo).
         for (int f = 0; f < 6; ++f)
-          ok = ok && linear_face_side(r, f) != 0;
+          ok = ok && (linear_face_side(r, f) != 0 || (mixed && ftype(e, f) != face_ghost));
         for (int g = 0; g < linear_record_doubles; ++g)
           rec(e, g) = r[g];
         lin(e) = ok ? 1 : 0;
       });
   const long long per_face = static_cast<long long>(b.nface) * b.trace.extent(3);
   const long long bface = static_cast<long long>(b.P) * b.P;
+  // Mixed faces of linear elements (interior and data faces; elsewhere the kernel takes this
+  // side's trace on the whole face, which is the flux there): their slots, in element order.
+  const int ns = static_cast<int>(b.bdata.extent(0));
+  auto is_mixed = KOKKOS_LAMBDA(const double* r, int e, int f) {
+    const int type = ftype(e, f);
+    return lin(e) == 1 && linear_face_side(r, f) == 0 &&
+           (type == face_local || type == face_dirichlet || type == face_inflow);
+  };
+  IView1 first("dg::modal::mixed_first", n);
+  int nm = 0;
+  Kokkos::parallel_scan(
+      "dg::modal::mixed_scan", Kokkos::RangePolicy<ExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int e, int& sum, const bool final) {
+        double r[linear_record_doubles];
+        for (int g = 0; g < linear_record_doubles; ++g)
+          r[g] = rec(e, g);
+        if (final) first(e) = sum;
+        for (int f = 0; f < 6; ++f)
+          sum += is_mixed(r, e, f) ? 1 : 0;
+      },
+      nm);
+  mixed_faces = LView2("dg::modal::mixed_faces", nm, 2);
+  const LView2 mf = mixed_faces;
   // Words: the neighbour's trace read where this side is inflow; this side's emitted where the
-  // neighbour reads it (inflow there), on rank boundaries and next to the elements the
-  // quadrature pencil path takes (they read both sides). (a . n) dS at boundary data points.
+  // neighbour reads it (inflow or mixed there), on rank boundaries, on mixed faces and next to
+  // the elements the quadrature pencil path takes (they read both sides). Mixed faces read
+  // their flux (boundary data row ns + m). (a . n) dS at boundary data points.
   Kokkos::parallel_for(
       "dg::modal::linear_words", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int e) {
         double r[linear_record_doubles];
         for (int g = 0; g < linear_record_doubles; ++g)
           r[g] = rec(e, g);
+        int m = first(e);
         for (int f = 0; f < 6; ++f) {
           const int type = ftype(e, f), nb = nbr(e, f);
           const long long read = linear_face_side(r, f) < 0 ? 1LL << word_read : 0;
           long long wf = 0;
-          if (type == face_local || type == face_ghost) {
+          if (is_mixed(r, e, f)) {
+            mf(m, 0) = 6 * e + f;
+            mf(m, 1) = type == face_local
+                           ? neighbour_word(type, nb, nbr_face(e, f), orient(e, f), per_face)
+                           : data_word(nb, bface);
+            wf = data_word(ns + m, bface) | (1LL << word_read) | (1LL << word_emit);
+            ++m;
+          } else if (type == face_local || type == face_ghost) {
             bool emit = type == face_ghost || lin(nb) == 0;
             if (!emit) {
               double rn[linear_record_doubles];
               for (int g = 0; g < linear_record_doubles; ++g)
                 rn[g] = rec(nb, g);
-              emit = linear_face_side(rn, nbr_face(e, f)) < 0;
+              emit = linear_face_side(rn, nbr_face(e, f)) <= 0;
             }
             wf = neighbour_word(type, nb, nbr_face(e, f), orient(e, f), per_face) | read |
                  (emit ? 1LL << word_emit : 0);
@@ -217,6 +252,77 @@ int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusio
       "dg::modal::linear_count", Kokkos::RangePolicy<ExecSpace>(0, n),
       KOKKOS_LAMBDA(const int e, int& c) { c += lin(e); }, count);
   return count;
+}
+
+void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView2& mixed_faces,
+                        const View1& points, View2& out) {
+  const int nm = static_cast<int>(mixed_faces.extent(0)), P = b.P, Q = b.Q, P2 = P * P;
+  const int ns = static_cast<int>(b.bdata.extent(0));
+  if (nm == 0) return;
+  DG_VERIFY(out.extent(0) == static_cast<size_t>(ns + nm) &&
+                out.extent(1) == static_cast<size_t>(P2),
+            "modal mixed fluxes: " << out.extent(0) << " rows for " << ns << " boundary slots and "
+                                   << nm << " mixed faces");
+  const View2 o = out, g = b.bdata, B = b.tables.B, rec = records;
+  const View1 w = b.tables.w, x = points;
+  const View4 trace = b.trace;
+  const LView2 mf = mixed_faces;
+  const long long bface = P2;
+  using Team = Kokkos::TeamPolicy<ExecSpace>;
+  using Scratch = Kokkos::View<double*, ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const size_t bytes = Scratch::shmem_size(2 * P2 + Q * Q);
+  Kokkos::parallel_for(
+      "dg::modal::mixed_fluxes", Team(nm, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(const Team::member_type& team) {
+        const int m = team.league_rank();
+        const int e = static_cast<int>(mf(m, 0) / 6), f = static_cast<int>(mf(m, 0) % 6);
+        const long long w0 = mf(m, 1);
+        const bool data = (w0 >> word_data) & 1;
+        Scratch own(team.team_scratch(0), P2), other(team.team_scratch(0), P2),
+            flux(team.team_scratch(0), Q * Q);
+        // This side's trace and the neighbour's, re-oriented to this side's (a, b).
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P2), [&](int ab) {
+          own(ab) = trace(e, f, ab, 0);
+          if (data) return;
+          const int a = ab % P, bb = ab / P;
+          const long long off = w0 & word_offset_mask;
+          const double* src = trace.data() + off +
+                              (((w0 >> word_swap) & 1) ? bb + P * a : a + P * bb) *
+                                  static_cast<long long>(trace.extent(3));
+          const bool flip = (((w0 >> word_sign_a) & a) ^ ((w0 >> word_sign_b) & bb)) & 1;
+          other(ab) = flip ? -src[0] : src[0];
+        });
+        team.team_barrier();
+        double r[linear_record_doubles];
+        for (int k = 0; k < linear_record_doubles; ++k)
+          r[k] = rec(e, k);
+        double al, be, ga;
+        linear_face_flux(r, f, al, be, ga);
+        // The upwind flux at each face point, times the weights.
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * Q), [&](int pt) {
+          const int i = pt % Q, j = pt / Q;
+          double uin = 0.0, uout = 0.0;
+          for (int bb = 0; bb < P; ++bb)
+            for (int a = 0; a < P; ++a) {
+              const double phi = B(i, a) * B(j, bb);
+              uin += phi * own(a + P * bb);
+              if (!data) uout += phi * other(a + P * bb);
+            }
+          if (data) uout = g((w0 & word_offset_mask) / bface, pt);
+          const double an = al + be * x(i) + ga * x(j);
+          flux(pt) = w(i) * w(j) * physics::upwind_flux(an, uin, uout);
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P2), [&](int ab) {
+          const int a = ab % P, bb = ab / P;
+          double s = 0.0;
+          for (int j = 0; j < Q; ++j)
+            for (int i = 0; i < Q; ++i)
+              s += B(i, a) * B(j, bb) * flux(i + Q * j);
+          o(ns + m, ab) = s;
+        });
+      });
 }
 
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,

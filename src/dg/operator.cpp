@@ -321,16 +321,31 @@ DGOperator::DGOperator(ElementBlock& block, const physics::AdvectionDiffusion& p
     block.trace = View4("dg::block::trace", block.nelem, 6, block.nface, ncomp);
     block.ghost = View3("dg::block::ghost", block.ghost.extent(0), block.nface, ncomp);
   }
+  linear_records();
+}
+
+void DGOperator::linear_records() {
   // A velocity that may be affine in space on an affine advection block: which elements the
   // modal path can take (the rest keep the quadrature pencil path).
+  const ElementBlock& block = *block_;
   const auto kind = pde_.advection.kind;
+  linear_count_ = 0;
+  linear_mixed_with_ = variant_.modal_linear_mixed;
+  splits_.clear();
   if (block.affine && !block.curved && pde_.diffusion.nu == 0.0 && !has_neumann_ &&
       fixed::available(block.order, block.Q) && block.nuvol.extent(0) == 0 &&
       block.source.extent(0) == 0 &&
       (kind == physics::Advection::rotation ||
        (kind == physics::Advection::field && block.avol.extent(0) > 0)))
-    linear_count_ = fixed::modal_linear_records(block, pde_, points_, linear_rec_, linear_words_,
-                                                linear_, linear_an_);
+    linear_count_ =
+        fixed::modal_linear_records(block, pde_, points_, linear_mixed_with_, linear_rec_,
+                                    linear_words_, linear_, linear_an_, linear_mixed_);
+}
+
+void DGOperator::set_variant(const KernelVariant& v) {
+  variant_ = v;
+  traces_current_ = false; // the trace layout may change with the path
+  if (linear_rec_.extent(0) > 0 && v.modal_linear_mixed != linear_mixed_with_) linear_records();
 }
 
 bool DGOperator::fixed_allowed() const {
@@ -441,8 +456,12 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
     a.modal_linear = true;
     a.modal_rec = linear_rec_;
     a.modal_words = linear_words_;
-    if (has_dirichlet_) { // the stage's boundary data times (a . n) dS, in modal form
-      fixed::modal_boundary_data(b, modal_bdata_, linear_an_);
+    const int nm = static_cast<int>(linear_mixed_.extent(0));
+    if (has_dirichlet_ || nm > 0) {
+      // The stage's boundary data times (a . n) dS and the mixed faces' upwind fluxes, in
+      // modal form.
+      fixed::modal_boundary_data(b, modal_bdata_, linear_an_, nm);
+      fixed::modal_mixed_fluxes(b, linear_rec_, linear_mixed_, points_, modal_bdata_);
       a.modal_bdata = modal_bdata_;
     }
   } else {

@@ -106,18 +106,33 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 /// bdata(s, i + q j), the face integrals the quadrature path forms with them (orthonormal basis).
 /// With `an` (slot, q^2) the data are multiplied by it at each point first: (a . n) dS on the
 /// faces of the modal path with a linear velocity, whose flux is then these coefficients.
-void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an = View2());
+/// `extra` rows follow the slots' (modal_mixed_fluxes).
+void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an = View2(),
+                         int extra = 0);
 
 /// The pencil kernel's records and neighbour words with a velocity affine in space (the
 /// rotation, a linear expression field) on an affine block, from the velocity at the block's
 /// volume points `points`: records (elem, linear_record_doubles: c0, 1/|J|, C of c(xi) = adj(J)
 /// a = c0 + C xi); linear(e) = 1 where that fit reproduces every point and the upwind flux of
-/// each face takes one side on the whole face (the modal path's elements), else 0 (the
-/// quadrature pencil path's); an (slot, q^2): (a . n) dS at each boundary data face's points
-/// (modal_boundary_data). Returns the number of linear elements.
+/// each face takes one side on the whole face, or, with `mixed`, the face is not on a rank
+/// boundary (the modal path's elements), else 0 (the quadrature pencil path's); an (slot, q^2):
+/// (a . n) dS at each boundary data face's points (modal_boundary_data). Mixed faces (where a .
+/// n changes sign; interior, inflow and Dirichlet faces of linear elements): mixed (m, 2) = 6 e
+/// + f and the word of the face's other side (the neighbour's trace or the boundary slot); their
+/// words read row nslots + m of the boundary data's modal coefficients (modal_mixed_fluxes).
+/// Returns the number of linear elements.
 int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                         const View1& points, View2& records, LView2& words, IView1& linear,
-                         View2& an);
+                         const View1& points, bool mixed, View2& records, LView2& words,
+                         IView1& linear, View2& an, LView2& mixed_faces);
+
+/// The upwind flux of each mixed face (modal_linear_records) in modal form: out(nslots + m, a + P
+/// b) = sum w_i w_j B(i, a) B(j, b) F(i, j) with F = (a . n) dS times this side's trace where
+/// (a . n) >= 0 and the other side's (neighbour's trace, re-oriented, or the boundary data)
+/// where (a . n) < 0 at each face point (the quadrature path's face integral); (a . n) dS =
+/// al + be xi_a + ga xi_b from the element's linear record. Reads b.trace: the traces of the
+/// state the stage advances.
+void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView2& mixed_faces,
+                        const View1& points, View2& out);
 
 /// The quadrature pencil path's per-point tables: qvol (elem, Q^3, 4) = adj(J) a and 1/|J| at
 /// the volume points, qface (elem, 6, Q^2, 1) = (a . n) dS at the face points; with diffusion

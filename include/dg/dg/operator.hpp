@@ -95,6 +95,11 @@ struct KernelVariant {
   /// (fixed::modal_linear_records); the other elements of the block take the quadrature pencil
   /// path. false: the whole block takes the quadrature pencil path.
   bool modal_linear = true;
+  /// ... with faces where (a . n) changes sign too (interior, inflow and Dirichlet faces not on
+  /// a rank boundary): their upwind flux at the face's quadrature points, projected onto the
+  /// face modes each stage (fixed::modal_mixed_fluxes). false: elements with such faces take
+  /// the quadrature pencil path (dgbench stage --variants modal-linear-unmixed).
+  bool modal_linear_mixed = true;
   /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up
   /// to order modal_diffusion_max_order. With the pencil kernel it is faster than the
   /// quadrature path at every measured order: on the H100 1.3 to 2.9x over the entry-wise modal
@@ -201,10 +206,8 @@ public:
   /// ... whose face passes take only the sides each face's upwind flux uses (advection with
   /// per-point tables on CPU builds, KernelVariant::qpencil_upwind_sides).
   bool quadrature_pencil_upwind_sides() const;
-  void set_variant(const KernelVariant& v) {
-    variant_ = v;
-    traces_current_ = false; // the trace layout may change with the path
-  }
+  /// (Rebuilds the records of a velocity affine in space where modal_linear_mixed changes.)
+  void set_variant(const KernelVariant& v);
   const KernelVariant& variant() const { return variant_; }
 
   /// Element-matrix mode (dg/integration): when set, the kernel takes the volume term
@@ -246,12 +249,16 @@ private:
   LView2 linear_words_;
   IView1 linear_;
   View2 linear_an_;
+  LView2 linear_mixed_; // the mixed faces (fixed::modal_linear_records)
+  bool linear_mixed_with_ = true;
   int linear_count_ = 0;
   struct Split {
     IView1 list; // held, so that its memory is not reused for another list while cached
     IView1 linear, rest;
   };
   std::vector<Split> splits_;
+  /// Builds the records, words and mixed faces above for the variant's modal_linear_mixed.
+  void linear_records();
   /// The linear elements of `elems` and the rest (cached for the operator's and the block's
   /// element lists, which do not change after set-up).
   Split split(const IView1& elems);
