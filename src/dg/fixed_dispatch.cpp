@@ -81,30 +81,82 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
     build_modal_records<false>(b, a, 0.0, rec, words);
 }
 
+namespace {
+using FaceTeam = Kokkos::TeamPolicy<ExecSpace>;
+using FaceScratch = Kokkos::View<double*, ExecSpace::scratch_memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+/// Values at the q^2 points of a face (V(i + Q j), tangential a along i) of its P^2 modal
+/// coefficients C(a + P b), sum-factorised by the team (T: Q P doubles; barriers inside).
+KOKKOS_INLINE_FUNCTION void face_values(const FaceTeam::member_type& team, const View2& B, int P,
+                                        int Q, const FaceScratch& C, const FaceScratch& T,
+                                        const FaceScratch& V) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * P), [&](int ib) {
+    const int i = ib % Q, b = ib / Q;
+    double s = 0.0;
+    for (int a = 0; a < P; ++a)
+      s += B(i, a) * C(a + P * b);
+    T(ib) = s;
+  });
+  team.team_barrier();
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * Q), [&](int pt) {
+    const int i = pt % Q, j = pt / Q;
+    double s = 0.0;
+    for (int b = 0; b < P; ++b)
+      s += B(j, b) * T(i + Q * b);
+    V(pt) = s;
+  });
+  team.team_barrier();
+}
+
+/// out(a + P b) = sum_ij B(i, a) B(j, b) G(i + Q j): the face modes of weighted point values G,
+/// sum-factorised by the team (T: Q P doubles; a barrier inside).
+template <class Out>
+KOKKOS_INLINE_FUNCTION void face_modes(const FaceTeam::member_type& team, const View2& B, int P,
+                                       int Q, const FaceScratch& G, const FaceScratch& T,
+                                       const Out& out) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * P), [&](int ib) {
+    const int i = ib % Q, b = ib / Q;
+    double s = 0.0;
+    for (int j = 0; j < Q; ++j)
+      s += B(j, b) * G(i + Q * j);
+    T(ib) = s;
+  });
+  team.team_barrier();
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P * P), [&](int ab) {
+    const int a = ab % P, b = ab / P;
+    double s = 0.0;
+    for (int i = 0; i < Q; ++i)
+      s += B(i, a) * T(i + Q * b);
+    out(ab, s);
+  });
+}
+} // namespace
+
 void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an, int extra) {
   const int ns = static_cast<int>(b.bdata.extent(0)), P = b.P, Q = b.Q;
   if (out.extent(0) != static_cast<size_t>(ns + extra) ||
       out.extent(1) != static_cast<size_t>(P * P))
     out = View2("dg::modal::boundary_data", ns + extra, P * P);
+  if (ns == 0) return;
   const View2 o = out, g = b.bdata, B = b.tables.B;
   const View1 w = b.tables.w;
   const bool flux = an.extent(0) > 0;
   DG_VERIFY(!flux || an.extent(0) == static_cast<size_t>(ns),
             "modal boundary data: " << an.extent(0) << " rows of (a . n) dS for " << ns
                                     << " boundary slots");
+  const size_t bytes = FaceScratch::shmem_size(Q * Q) + FaceScratch::shmem_size(Q * P);
   Kokkos::parallel_for(
       "dg::modal::boundary_data",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {ns, P * P}),
-      KOKKOS_LAMBDA(const int sl, const int ab) {
-        const int a = ab % P, bb = ab / P;
-        double s = 0.0;
-        for (int j = 0; j < Q; ++j) {
-          double t = 0.0;
-          for (int i = 0; i < Q; ++i)
-            t += w(i) * B(i, a) * g(sl, i + Q * j) * (flux ? an(sl, i + Q * j) : 1.0);
-          s += w(j) * B(j, bb) * t;
-        }
-        o(sl, ab) = s;
+      FaceTeam(ns, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(const FaceTeam::member_type& team) {
+        const int sl = team.league_rank();
+        const FaceScratch G(team.team_scratch(0), Q * Q), T(team.team_scratch(0), Q * P);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * Q), [&](int pt) {
+          G(pt) = w(pt % Q) * w(pt / Q) * g(sl, pt) * (flux ? an(sl, pt) : 1.0);
+        });
+        team.team_barrier();
+        face_modes(team, B, P, Q, G, T, [&](int ab, double v) { o(sl, ab) = v; });
       });
 }
 
@@ -268,32 +320,34 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
   const View4 trace = b.trace;
   const LView2 mf = mixed_faces;
   const long long bface = P2;
-  using Team = Kokkos::TeamPolicy<ExecSpace>;
-  using Scratch = Kokkos::View<double*, ExecSpace::scratch_memory_space,
-                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const size_t bytes = Scratch::shmem_size(2 * P2 + Q * Q);
+  const size_t bytes = 3 * FaceScratch::shmem_size(Q * Q) + 2 * FaceScratch::shmem_size(P2) +
+                       FaceScratch::shmem_size(Q * P);
   Kokkos::parallel_for(
-      "dg::modal::mixed_fluxes", Team(nm, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
-      KOKKOS_LAMBDA(const Team::member_type& team) {
+      "dg::modal::mixed_fluxes",
+      FaceTeam(nm, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(const FaceTeam::member_type& team) {
         const int m = team.league_rank();
         const int e = static_cast<int>(mf(m, 0) / 6), f = static_cast<int>(mf(m, 0) % 6);
         const long long w0 = mf(m, 1);
         const bool data = (w0 >> word_data) & 1;
-        Scratch own(team.team_scratch(0), P2), other(team.team_scratch(0), P2),
-            flux(team.team_scratch(0), Q * Q);
+        const auto& sp = team.team_scratch(0);
+        const FaceScratch own(sp, P2), other(sp, P2), T(sp, Q * P), uin(sp, Q * Q),
+            uout(sp, Q * Q), G(sp, Q * Q);
         // This side's trace and the neighbour's, re-oriented to this side's (a, b).
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P2), [&](int ab) {
           own(ab) = trace(e, f, ab, 0);
           if (data) return;
           const int a = ab % P, bb = ab / P;
-          const long long off = w0 & word_offset_mask;
-          const double* src = trace.data() + off +
-                              (((w0 >> word_swap) & 1) ? bb + P * a : a + P * bb) *
-                                  static_cast<long long>(trace.extent(3));
+          const double* src =
+              trace.data() + (w0 & word_offset_mask) +
+              (((w0 >> word_swap) & 1) ? bb + P * a : a + P * bb) *
+                  static_cast<long long>(trace.extent(3));
           const bool flip = (((w0 >> word_sign_a) & a) ^ ((w0 >> word_sign_b) & bb)) & 1;
           other(ab) = flip ? -src[0] : src[0];
         });
         team.team_barrier();
+        face_values(team, B, P, Q, own, T, uin);
+        if (!data) face_values(team, B, P, Q, other, T, uout);
         double r[linear_record_doubles];
         for (int k = 0; k < linear_record_doubles; ++k)
           r[k] = rec(e, k);
@@ -302,26 +356,12 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
         // The upwind flux at each face point, times the weights.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * Q), [&](int pt) {
           const int i = pt % Q, j = pt / Q;
-          double uin = 0.0, uout = 0.0;
-          for (int bb = 0; bb < P; ++bb)
-            for (int a = 0; a < P; ++a) {
-              const double phi = B(i, a) * B(j, bb);
-              uin += phi * own(a + P * bb);
-              if (!data) uout += phi * other(a + P * bb);
-            }
-          if (data) uout = g((w0 & word_offset_mask) / bface, pt);
+          const double ext = data ? g((w0 & word_offset_mask) / bface, pt) : uout(pt);
           const double an = al + be * x(i) + ga * x(j);
-          flux(pt) = w(i) * w(j) * physics::upwind_flux(an, uin, uout);
+          G(pt) = w(i) * w(j) * physics::upwind_flux(an, uin(pt), ext);
         });
         team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P2), [&](int ab) {
-          const int a = ab % P, bb = ab / P;
-          double s = 0.0;
-          for (int j = 0; j < Q; ++j)
-            for (int i = 0; i < Q; ++i)
-              s += B(i, a) * B(j, bb) * flux(i + Q * j);
-          o(ns + m, ab) = s;
-        });
+        face_modes(team, B, P, Q, G, T, [&](int ab, double v) { o(ns + m, ab) = v; });
       });
 }
 
