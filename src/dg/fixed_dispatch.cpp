@@ -83,8 +83,8 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 
 namespace {
 using FaceTeam = Kokkos::TeamPolicy<ExecSpace>;
-using FaceScratch = Kokkos::View<double*, ExecSpace::scratch_memory_space,
-                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using FaceScratch =
+    Kokkos::View<double*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 /// Values at the q^2 points of a face (V(i + Q j), tangential a along i) of its P^2 modal
 /// coefficients C(a + P b), sum-factorised by the team (T: Q P doubles; barriers inside).
@@ -331,17 +331,16 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
         const long long w0 = mf(m, 1);
         const bool data = (w0 >> word_data) & 1;
         const auto& sp = team.team_scratch(0);
-        const FaceScratch own(sp, P2), other(sp, P2), T(sp, Q * P), uin(sp, Q * Q),
-            uout(sp, Q * Q), G(sp, Q * Q);
+        const FaceScratch own(sp, P2), other(sp, P2), T(sp, Q * P), uin(sp, Q * Q), uout(sp, Q * Q),
+            G(sp, Q * Q);
         // This side's trace and the neighbour's, re-oriented to this side's (a, b).
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P2), [&](int ab) {
           own(ab) = trace(e, f, ab, 0);
           if (data) return;
           const int a = ab % P, bb = ab / P;
-          const double* src =
-              trace.data() + (w0 & word_offset_mask) +
-              (((w0 >> word_swap) & 1) ? bb + P * a : a + P * bb) *
-                  static_cast<long long>(trace.extent(3));
+          const double* src = trace.data() + (w0 & word_offset_mask) +
+                              (((w0 >> word_swap) & 1) ? bb + P * a : a + P * bb) *
+                                  static_cast<long long>(trace.extent(3));
           const bool flip = (((w0 >> word_sign_a) & a) ^ ((w0 >> word_sign_b) & bb)) & 1;
           other(ab) = flip ? -src[0] : src[0];
         });
