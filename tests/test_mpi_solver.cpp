@@ -74,9 +74,10 @@ TEST_CASE("same answer on any rank count: affine periodic shuffled (modal path)"
 
 TEST_CASE("same answer on any rank count: velocities affine in space (modal path)",
           "[mpi][solver]") {
-  // The rotation about an axis off the element planes (some elements on the quadrature pencil
-  // path, the rest on the modal path; Dirichlet faces) and a linear field on a periodic box:
-  // linear elements emit the traces of rank-boundary faces for the neighbour rank.
+  // The rotation about an axis off the element planes (faces where a . n changes sign: mixed
+  // faces on the modal path, their elements on the quadrature pencil path where such a face is
+  // on a rank boundary; Dirichlet faces) and a linear field on a periodic box: linear elements
+  // emit the traces of rank-boundary faces for the neighbour rank.
   const std::vector<std::vector<std::string>> cases = {
       {"mesh.box=-nx 5 -ny 4 -nz 3 -shuffle 4", "physics.diffusivity=0.0",
        "physics.velocity_field=rotation", "physics.rotation_center=[0.45, 0.5, 0.5]",

@@ -339,10 +339,8 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
           if (data) return;
           const int a = ab % P, bb = ab / P;
           const double* src = trace.data() + (w0 & word_offset_mask) +
-                              (((w0 >> word_swap) & 1) ? bb + P * a : a + P * bb) *
-                                  static_cast<long long>(trace.extent(3));
-          const bool flip = (((w0 >> word_sign_a) & a) ^ ((w0 >> word_sign_b) & bb)) & 1;
-          other(ab) = flip ? -src[0] : src[0];
+                              neighbour_coefficient(w0, a, bb, P) * trace.extent(3);
+          other(ab) = neighbour_flip(w0, a, bb) ? -src[0] : src[0];
         });
         team.team_barrier();
         face_values(team, B, P, Q, own, T, uin);

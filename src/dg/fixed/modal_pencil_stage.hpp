@@ -433,8 +433,7 @@ struct ModalPencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * SG), [&](int idx) {
         const int k = idx / SG, f = (idx % SG) / 4, pa = idx & 1, pb = (idx >> 1) & 1;
         const long long w = wds[6 * k + f];
-        base[k * ED + RS + GR + idx % SG] =
-            (((w >> word_sign_a) & pa) ^ ((w >> word_sign_b) & pb)) & 1 ? -1.0 : 1.0;
+        base[k * ED + RS + GR + idx % SG] = neighbour_flip(w, pa, pb) ? -1.0 : 1.0;
       });
       const int nc = static_cast<int>(trace.extent(3));
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
@@ -479,8 +478,7 @@ struct ModalPencilPath : Tensor<P, Q> {
           return;
         }
         const int a = ab % P, b = ab / P;
-        const double* src =
-            neighbour_source(w) + (((w >> word_swap) & 1) ? b + P * a : a + P * b) * nc;
+        const double* src = neighbour_source(w) + neighbour_coefficient(w, a, b, P) * nc;
         copy_async<SHARED>(Fm + fab, src);
         if (DIFF) copy_async<SHARED>(Fm + 6 * P2 + fab, src + 1);
       });

@@ -93,6 +93,15 @@ KOKKOS_INLINE_FUNCTION long long neighbour_word(int type, int nb, int nf, int o,
          ((swap ? fa : fb) << word_sign_b);
 }
 
+/// Where this side's face coefficient (a, b) stands in the neighbour's trace that word w points
+/// to (P coefficients along a side), and whether the orientation flips its sign.
+KOKKOS_INLINE_FUNCTION int neighbour_coefficient(long long w, int a, int b, int P) {
+  return ((w >> word_swap) & 1) ? b + P * a : a + P * b;
+}
+KOKKOS_INLINE_FUNCTION bool neighbour_flip(long long w, int a, int b) {
+  return (((w >> word_sign_a) & a) ^ ((w >> word_sign_b) & b)) & 1;
+}
+
 /// ... of a boundary face with data in slot `slot` (bface modal coefficients per slot).
 KOKKOS_INLINE_FUNCTION long long data_word(int slot, long long bface) {
   return static_cast<long long>(slot) * bface | (1LL << word_present) | (1LL << word_data);
