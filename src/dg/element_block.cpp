@@ -100,6 +100,15 @@ void face_metric(const mesh::HexMesh& mesh, int e, int f, bool affine, const Hos
 
 } // namespace
 
+IView1 device_list(const std::string& label, const std::vector<int>& v) {
+  IView1 d(label, v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (size_t i = 0; i < v.size(); ++i)
+    h(i) = v[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
 ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector<GhostFace>& ghosts,
                                  int order, int q, const BoundaryKinds& bc,
                                  const std::string& geometry) {
@@ -255,16 +264,8 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
   b.nbr = device_ints("dg::block::nbr", nbr, E);
   b.nbr_face = device_ints("dg::block::nbr_face", nface, E);
   b.orient = device_ints("dg::block::orient", orient, E);
-  auto to_dev = [](const std::string& label, const std::vector<int>& v) {
-    IView1 d(label, v.size());
-    auto h = Kokkos::create_mirror_view(d);
-    for (size_t i = 0; i < v.size(); ++i)
-      h(i) = v[i];
-    Kokkos::deep_copy(d, h);
-    return d;
-  };
-  b.inner_elems = to_dev("dg::block::inner_elems", inner);
-  b.halo_elems = to_dev("dg::block::halo_elems", halo);
+  b.inner_elems = device_list("dg::block::inner_elems", inner);
+  b.halo_elems = device_list("dg::block::halo_elems", halo);
   auto first_of_range = [](const std::vector<int>& v) {
     for (size_t i = 0; i < v.size(); ++i)
       if (v[i] != v[0] + static_cast<int>(i)) return -1;

@@ -548,16 +548,8 @@ DGOperator::Split DGOperator::split(const IView1& elems) {
   std::vector<int> l, r;
   for (size_t i = 0; i < ids.extent(0); ++i)
     (lin(ids(i)) ? l : r).push_back(ids(i));
-  auto device_list = [](const std::vector<int>& v, const std::string& label) {
-    IView1 d(label, static_cast<int>(v.size()));
-    const auto h = Kokkos::create_mirror_view(d);
-    for (size_t i = 0; i < v.size(); ++i)
-      h(i) = v[i];
-    Kokkos::deep_copy(d, h);
-    return d;
-  };
-  const Split s{elems, device_list(l, "dg::operator::linear_elems"),
-                device_list(r, "dg::operator::rest_elems")};
+  const Split s{elems, device_list("dg::operator::linear_elems", l),
+                device_list("dg::operator::rest_elems", r)};
   if (own) splits_.push_back(s);
   return s;
 }

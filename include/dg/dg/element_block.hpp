@@ -7,6 +7,7 @@
 #include "dg/mesh/local_mesh.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace dg {
@@ -123,6 +124,9 @@ struct GhostFace {
 ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector<GhostFace>& ghosts,
                                  int order, int q, const BoundaryKinds& bc,
                                  const std::string& geometry);
+
+/// A device list of element ids (or any ints) copied from v.
+IView1 device_list(const std::string& label, const std::vector<int>& v);
 
 /// Physical coordinates of the block's volume quadrature points, (elem, point, xyz) with point
 /// a + q (b + q c), from the element map of `local` (the mesh geometry), for set-up evaluation.
