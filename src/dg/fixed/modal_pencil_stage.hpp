@@ -92,6 +92,18 @@ struct ModalPencilPath : Tensor<P, Q> {
       return TD + (batches > 1 ? 2 : 1) * ne * ED + 3 * 6 * ne;
     }
 
+    /// f(q) for the q < P of parity par (0 or 1): a compile-time trip count of (P + 1) / 2, q a
+    /// run-time value. The contractions with one row of S (non-zero only where i + q is odd) or
+    /// K (i + q even) at a run-time row i take the rows of one parity only.
+    template <class F>
+    KOKKOS_FORCEINLINE_FUNCTION static void for_parity(int par, const F& f) {
+      DG_UNROLL
+      for (int t = 0; t < (P + 1) / 2; ++t) {
+        const int q = par + 2 * t;
+        if (2 * t + 1 < P || q < P) f(q);
+      }
+    }
+
     /// Values (t) and normal derivatives (n) at the faces s = 0, 1 of direction D of pencil
     /// (a, b) from the even and odd partial sums.
     template <int D, bool WITH_N>
@@ -145,18 +157,22 @@ struct ModalPencilPath : Tensor<P, Q> {
         v[i] = 0.0;
         if (CROSS) w[i] = 0.0;
       }
-      DG_UNROLL
-      for (int q = 0; q < P; ++q) {
-        const double sv = S[o * P + q], sk = gdd * K[o * P + q];
-        const double sw = CROSS ? S[q * P + o] : 0.0;
+      // S(o, q) and S(q, o) at the q of the parity opposite to o's, K(o, q) at o's.
+      for_parity((o + 1) & 1, [&](int q) {
+        const double sv = S[o * P + q], sw = CROSS ? S[q * P + o] : 0.0;
         DG_UNROLL
         for (int i = 0; i < P; ++i) {
           const double x = Ud[i + stride * q];
           v[i] += sv * x;
           if (CROSS) w[i] += sw * x;
-          acc[i] -= sk * x;
         }
-      }
+      });
+      for_parity(o & 1, [&](int q) {
+        const double sk = gdd * K[o * P + q];
+        DG_UNROLL
+        for (int i = 0; i < P; ++i)
+          acc[i] -= sk * Ud[i + stride * q];
+      });
       DG_UNROLL
       for (int i = 0; i < P; ++i) {
         double x = 0.0;
@@ -639,13 +655,19 @@ struct ModalPencilPath : Tensor<P, Q> {
         const double* Uy = (LIN ? F3 + UX : U) + PY * l;     // U(i, q, l) = Uy[i + PX q]
         const double* Uz = (LIN ? F3 + 2 * UX : U) + PX * j; // U(i, j, q) = Uz[i + PY q]
         if (!DIFF) {
-          DG_UNROLL
-          for (int q = 0; q < P; ++q) {
-            const double s1 = c1 * S[j * P + q], s2 = c2 * S[l * P + q];
+          // S(j, q) vanishes unless j + q is odd: half the rows along y and z.
+          for_parity((j + 1) & 1, [&](int q) {
+            const double s1 = c1 * S[j * P + q];
             DG_UNROLL
             for (int i = 0; i < P; ++i)
-              acc[i] += s1 * Uy[i + PX * q] + s2 * Uz[i + PY * q];
-          }
+              acc[i] += s1 * Uy[i + PX * q];
+          });
+          for_parity((l + 1) & 1, [&](int q) {
+            const double s2 = c2 * S[l * P + q];
+            DG_UNROLL
+            for (int i = 0; i < P; ++i)
+              acc[i] += s2 * Uz[i + PY * q];
+          });
         } else {
           // The x-y and x-z cross terms only where G has them (not on axis-aligned elements).
           if (G[1] != 0.0 || G[3] != 0.0)
