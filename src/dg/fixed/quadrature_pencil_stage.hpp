@@ -125,43 +125,80 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     t1 = s1;
   }
 
-  /// One pencil through the NO x NI matrix M: out[o so] = sum_m M(o, m) in[m si] (ADD: +=).
-  template <int NI, int NO, bool ADD = false>
-  KOKKOS_FORCEINLINE_FUNCTION static void contract_pencil(const double* M, const double* in, int si,
-                                                          double* out, int so) {
-    double v[NI];
+  // Contractions at the Gauss points, which are symmetric about 0 (x[Q - 1 - a] = -x[a]
+  // exactly, gauss_legendre): the Legendre mode i has the parity of i, so a table row-major
+  // (point a, mode i) has M(Q - 1 - a, i) = (-1)^(i + ODD) M(a, i) exactly, ODD = 0 for B and 1
+  // for D (checked once, symmetric_tables). Each contraction takes the even and the odd modes'
+  // sums once for the point pair (a, Q - 1 - a) (modes -> points), or the sums and differences
+  // of a pair's values (points -> modes): half the multiply-adds and table reads of the plain
+  // sums, the same answer to round-off.
+
+  /// f(a, sum_m M(a, m) v[m]) for each point a < NO (modes -> points; M: NO x NI, parity ODD).
+  template <int ODD, int NI, int NO, class F>
+  KOKKOS_FORCEINLINE_FUNCTION static void sym_points(const double* M, const double* v, const F& f) {
     DG_UNROLL
-    for (int m = 0; m < NI; ++m)
-      v[m] = in[m * si];
-    DG_UNROLL
-    for (int o = 0; o < NO; ++o) {
-      double s = 0.0;
+    for (int a = 0; a < NO / 2; ++a) {
+      double e = 0.0, o = 0.0;
       DG_UNROLL
-      for (int m = 0; m < NI; ++m)
-        s += M[o * NI + m] * v[m];
-      out[o * so] = ADD ? out[o * so] + s : s;
+      for (int m = 0; m < NI; ++m) {
+        if (m % 2 == 0)
+          e += M[a * NI + m] * v[m];
+        else
+          o += M[a * NI + m] * v[m];
+      }
+      f(a, e + o);
+      f(NO - 1 - a, ODD ? o - e : e - o);
+    }
+    if constexpr (NO % 2 == 1) { // the middle point x = 0: the modes of parity ODD only
+      double e = 0.0;
+      DG_UNROLL
+      for (int m = ODD; m < NI; m += 2)
+        e += M[(NO / 2) * NI + m] * v[m];
+      f(NO / 2, e);
     }
   }
-  /// One pencil modes -> points: out[o so] = sum_m M(o, m) in[m si], o < Q (M = B: Q x P).
+
+  /// f(i, sum_a M(a, i) v[a]) for each mode i < NM (points -> modes; M: NQ x NM, parity ODD).
+  template <int ODD, int NQ, int NM, class F>
+  KOKKOS_FORCEINLINE_FUNCTION static void sym_modes(const double* M, const double* v, const F& f) {
+    constexpr int H = NQ / 2;
+    double sp[H], sm[H];
+    DG_UNROLL
+    for (int a = 0; a < H; ++a) {
+      sp[a] = v[a] + v[NQ - 1 - a];
+      sm[a] = v[a] - v[NQ - 1 - a];
+    }
+    DG_UNROLL
+    for (int i = 0; i < NM; ++i) {
+      constexpr bool odd_q = NQ % 2 == 1;
+      const bool even = (i + ODD) % 2 == 0; // M(NQ - 1 - a, i) = M(a, i)
+      double r = odd_q && even ? M[H * NM + i] * v[odd_q ? H : 0] : 0.0;
+      DG_UNROLL
+      for (int a = 0; a < H; ++a)
+        r += M[a * NM + i] * (even ? sp[a] : sm[a]);
+      f(i, r);
+    }
+  }
+
+  /// One pencil modes -> points: out[o so] = sum_m M(o, m) in[m si], o < Q (M = B, or D with
+  /// ODD = 1: Q x P).
+  template <int ODD = 0>
   KOKKOS_FORCEINLINE_FUNCTION static void to_points(const double* M, const double* in, int si,
                                                     double* out, int so) {
-    contract_pencil<P, Q>(M, in, si, out, so);
+    double v[P];
+    DG_UNROLL
+    for (int m = 0; m < P; ++m)
+      v[m] = in[m * si];
+    sym_points<ODD, P, Q>(M, v, [&](int o, double x) { out[o * so] = x; });
   }
-  /// One pencil points -> modes: out[i so] = sum_a M(a, i) in[a si], i < P.
+  /// One pencil points -> modes: out[i so] = sum_a M(a, i) in[a si], i < P (M = B).
   KOKKOS_FORCEINLINE_FUNCTION static void to_modes(const double* M, const double* in, int si,
                                                    double* out, int so) {
     double v[Q];
     DG_UNROLL
     for (int a = 0; a < Q; ++a)
       v[a] = in[a * si];
-    DG_UNROLL
-    for (int i = 0; i < P; ++i) {
-      double s = 0.0;
-      DG_UNROLL
-      for (int a = 0; a < Q; ++a)
-        s += M[a * P + i] * v[a];
-      out[i * so] = s;
-    }
+    sym_modes<0, Q, P>(M, v, [&](int i, double x) { out[i * so] = x; });
   }
 
   /// Three pencils of Q points to modes against B and D: o0[j so] = sum_b B(b, j) x[b si] +
@@ -170,23 +207,49 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                       const double* x, const double* y,
                                                       const double* z, int si, double* o0,
                                                       double* o1, int so) {
-    double vx[Q], vy[Q], vz[Q];
+    double vx[Q], vy[Q], vz[Q], r0[P];
     DG_UNROLL
     for (int b = 0; b < Q; ++b) {
       vx[b] = x[b * si];
       vy[b] = y[b * si];
       vz[b] = z[b * si];
     }
+    sym_modes<0, Q, P>(B, vx, [&](int j, double s) { r0[j] = s; });
+    sym_modes<1, Q, P>(D, vy, [&](int j, double s) { o0[j * so] = r0[j] + s; });
+    sym_modes<0, Q, P>(B, vz, [&](int j, double s) { o1[j * so] = s; });
+  }
+
+  /// The weighted nodal derivative at Q = P points (collocated passes) is centro-antisymmetric,
+  /// DW(Q - 1 - a, Q - 1 - b) = -DW(a, b): with xp(b) = x(b) + x(Q - 1 - b), xm likewise with -
+  /// (b < Q / 2), DWp(a, b) = (DW(a, b) + DW(a, Q - 1 - b)) / 2, DWm likewise with - (a <
+  /// (Q + 1) / 2) and DWc(a) = DW(a, (Q - 1) / 2) for odd Q, f(a, sum_b DW(a, b) x[b]) for
+  /// each a < Q from Q^2 / 2 multiply-adds.
+  template <class T, class F>
+  KOKKOS_FORCEINLINE_FUNCTION static void dw_points(const T& t, const double* x, const F& f) {
+    constexpr int H = Q / 2;
+    double xp[H], xm[H];
     DG_UNROLL
-    for (int j = 0; j < P; ++j) {
-      double s0 = 0.0, s1 = 0.0;
+    for (int b = 0; b < H; ++b) {
+      xp[b] = x[b] + x[Q - 1 - b];
+      xm[b] = x[b] - x[Q - 1 - b];
+    }
+    DG_UNROLL
+    for (int a = 0; a < H; ++a) {
+      double pa = Q % 2 == 1 ? t.DWc[a] * x[Q % 2 == 1 ? H : 0] : 0.0, ma = 0.0;
       DG_UNROLL
-      for (int b = 0; b < Q; ++b) {
-        s0 += B[b * P + j] * vx[b] + D[b * P + j] * vy[b];
-        s1 += B[b * P + j] * vz[b];
+      for (int b = 0; b < H; ++b) {
+        pa += t.DWp[a * H + b] * xp[b];
+        ma += t.DWm[a * H + b] * xm[b];
       }
-      o0[j * so] = s0;
-      o1[j * so] = s1;
+      f(a, pa + ma);
+      f(Q - 1 - a, ma - pa);
+    }
+    if constexpr (Q % 2 == 1) { // the middle row: DWm(H, b) = DW(H, b), DW(H, H) = 0
+      double ma = 0.0;
+      DG_UNROLL
+      for (int b = 0; b < H; ++b)
+        ma += t.DWm[H * H + b] * xm[b];
+      f(H, ma);
     }
   }
 
@@ -229,10 +292,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
   /// B, D and E by value: the Stage carries them on GPUs (constant_tables). With Q = P also
   /// the collocated tables (every backend): DW(a, a') = w_a sum_i B(a, i) D(a', i), the
-  /// weighted nodal form of the modal weak derivative (B D^T), and EW(s, a) = w_a sum_i B(a, i)
-  /// E(s, i), the face lift E_s^T at the points.
+  /// weighted nodal form of the modal weak derivative (B D^T), as DWp, DWm, DWc (dw_points),
+  /// and EW(s, a) = w_a sum_i B(a, i) E(s, i), the face lift E_s^T at the points.
+  static constexpr int DWH = Q / 2, DWR = (Q + 1) / 2;
   struct ConstTables {
-    double B[Q * P], D[Q * P], E[2 * P], dE[2 * P], DW[Q * Q], EW[2 * Q];
+    double B[Q * P], D[Q * P], E[2 * P], dE[2 * P], DWp[DWR * DWH], DWm[DWR * DWH], DWc[DWR],
+        EW[2 * Q];
   };
   static const ConstTables& const_tables() {
     static const ConstTables c = [] {
@@ -242,12 +307,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       std::copy(h.D.begin(), h.D.end(), t.D);
       std::copy(h.E.begin(), h.E.end(), t.E);
       std::copy(h.dE.begin(), h.dE.end(), t.dE);
+      std::vector<double> dw(Q * Q);
       for (int a = 0; a < Q; ++a) {
         for (int b = 0; b < Q; ++b) {
           double d = 0.0;
           for (int i = 0; i < P; ++i)
             d += h.B[a * P + i] * h.D[b * P + i];
-          t.DW[a * Q + b] = h.w[a] * d;
+          dw[a * Q + b] = h.w[a] * d;
         }
         for (int side = 0; side < 2; ++side) {
           double e = 0.0;
@@ -256,9 +322,30 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           t.EW[side * Q + a] = h.w[a] * e;
         }
       }
+      for (int a = 0; a < DWR; ++a) {
+        for (int b = 0; b < DWH; ++b) {
+          t.DWp[a * DWH + b] = 0.5 * (dw[a * Q + b] + dw[a * Q + Q - 1 - b]);
+          t.DWm[a * DWH + b] = 0.5 * (dw[a * Q + b] - dw[a * Q + Q - 1 - b]);
+        }
+        t.DWc[a] = dw[a * Q + (Q - 1) / 2];
+      }
       return t;
     }();
     return c;
+  }
+  /// Whether the 1-D tables have the parity the contractions use (sym_points): B(Q - 1 - a, i)
+  /// = (-1)^i B(a, i) and D(Q - 1 - a, i) = (-1)^(i + 1) D(a, i), from the tables every block
+  /// and const_tables are made of (make_tables: Gauss-Legendre points).
+  static bool symmetric_tables() {
+    const HostTables h = make_tables(P - 1, Q);
+    for (int a = 0; a < Q; ++a)
+      for (int i = 0; i < P; ++i) {
+        const double sg = i % 2 ? -1.0 : 1.0;
+        if (h.B[(Q - 1 - a) * P + i] != sg * h.B[a * P + i] ||
+            h.D[(Q - 1 - a) * P + i] != -sg * h.D[a * P + i])
+          return false;
+      }
+    return true;
   }
   /// The stage kernel; DIFF: advection-diffusion (stored geometry, nodal traces).
   template <bool DIFF>
@@ -414,19 +501,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
       const int type = ftype(e, f);
       const int slot = nbr(e, f);
+      double ui[Q], uo[Q] = {};
+      sym_points<0, P, Q>(tb.B, vi, [&](int al, double x) { ui[al] = x; });
+      if (sides == 3) sym_points<0, P, Q>(tb.B, vo, [&](int al, double x) { uo[al] = x; });
       DG_UNROLL
       for (int al = 0; al < Q; ++al) {
-        double uin = 0.0, uout = 0.0;
-        DG_UNROLL
-        for (int a = 0; a < P; ++a)
-          uin += tb.B[al * P + a] * vi[a];
-        if (sides == 3) {
-          DG_UNROLL
-          for (int a = 0; a < P; ++a)
-            uout += tb.B[al * P + a] * vo[a];
-        } else {
-          uout = uin;
-        }
+        const double uin = ui[al];
+        double uout = sides == 3 ? uo[al] : uin;
         const double an = normal_velocity(e, S + OG, tb, f, al, be);
         if (type != face_local && type != face_ghost) {
           const bool weak = type == face_dirichlet || (type == face_inflow && an < 0.0);
@@ -602,7 +683,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         }
         const int src = DIFF && h >= 6 ? h - 6 : h;
         if (DIFF && h >= 6 && h < 12)
-          to_points(tb.D, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
+          to_points<1>(tb.D, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
         else
           to_points(tb.B, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
       });
@@ -752,15 +833,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const double* Ka = S + OA + ij;
         const double* Kb = Ka + P2 * Q;
         double r[P];
+        double ka[Q];
         DG_UNROLL
-        for (int l = 0; l < P; ++l)
-          r[l] = 0.0;
-        DG_UNROLL
-        for (int c = 0; c < Q; ++c) {
-          const double ka = Ka[P2 * c], kb = VOLUME ? Kb[P2 * c] : 0.0;
+        for (int c = 0; c < Q; ++c)
+          ka[c] = Ka[P2 * c];
+        sym_modes<0, Q, P>(tb.B, ka, [&](int l, double x) { r[l] = x; });
+        if (VOLUME) {
           DG_UNROLL
-          for (int l = 0; l < P; ++l)
-            r[l] += tb.B[c * P + l] * ka + (VOLUME ? tb.D[c * P + l] * kb : 0.0);
+          for (int c = 0; c < Q; ++c)
+            ka[c] = Kb[P2 * c];
+          sym_modes<1, Q, P>(tb.D, ka, [&](int l, double x) { r[l] += x; });
         }
         if (VOLUME) {
           const double* FT = S + OS; // face inner products, (a, b) per face
@@ -831,7 +913,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const double* U = S + OU;
         to_points(tb.B, U + ij, P2, S + OA + ij, P2);
         if constexpr (DIFF) {
-          to_points(tb.D, U + ij, P2, S + OA + P2 * Q + ij, P2);
+          to_points<1>(tb.D, U + ij, P2, S + OA + P2 * Q + ij, P2);
           face_coefficients(U, ij % P, ij / P, tb, S + OF);
         }
       });
@@ -845,7 +927,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const double* T1 = S + OA + i + P2 * c;
         to_points(tb.B, T1, P, S + OB + i + PP * Q * c, PP);
         if constexpr (DIFF) { // the s- and t-derivatives' inputs into H
-          to_points(tb.D, T1, P, S + OH + i + PP * Q * c, PP);
+          to_points<1>(tb.D, T1, P, S + OH + i + PP * Q * c, PP);
           to_points(tb.B, T1 + P2 * Q, P, S + OH + PP * Q2 + i + PP * Q * c, PP);
         }
       });
@@ -902,29 +984,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         } else {
           double C0[Q], C1[Q], C2[Q];
           contravariant(e, S + OG, tb, b, c, C0, C1, C2);
-          DG_UNROLL
-          for (int a = 0; a < Q; ++a) {
-            double s = 0.0;
-            DG_UNROLL
-            for (int i = 0; i < P; ++i)
-              s += tb.B[a * P + i] * v[i];
+          sym_points<0, P, Q>(tb.B, v, [&](int a, double s) {
             C0[a] *= s;
             C1[a] *= s;
             C2[a] *= s;
-          }
-          DG_UNROLL
-          for (int i = 0; i < P; ++i) {
-            double h0 = 0.0, h1 = 0.0, h2 = 0.0;
-            DG_UNROLL
-            for (int a = 0; a < Q; ++a) {
-              h0 += tb.D[a * P + i] * C0[a];
-              h1 += tb.B[a * P + i] * C1[a];
-              h2 += tb.B[a * P + i] * C2[a];
-            }
-            H0[i] = h0;
-            H[i] = h1;
-            H[PP * Q2 + i] = h2;
-          }
+          });
+          sym_modes<1, Q, P>(tb.D, C0, [&](int i, double h) { H0[i] = h; });
+          sym_modes<0, Q, P>(tb.B, C1, [&](int i, double h) { H[i] = h; });
+          sym_modes<0, Q, P>(tb.B, C2, [&](int i, double h) { H[PP * Q2 + i] = h; });
         }
       });
       if constexpr (DIFF) {
@@ -936,14 +1003,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double phi[Q];
           upwind_fluxes(tb, S, e, f, be, phi);
           double* FR = S + OF + f * PP * Q + PP * be; // FR(a, be)
-          DG_UNROLL
-          for (int a = 0; a < P; ++a) {
-            double s = 0.0;
-            DG_UNROLL
-            for (int al = 0; al < Q; ++al)
-              s += tb.B[al * P + a] * phi[al];
-            FR[a] = s;
-          }
+          sym_modes<0, Q, P>(tb.B, phi, [&](int a, double x) { FR[a] = x; });
         });
       }
       team.team_barrier();
@@ -1005,7 +1065,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// Seven passes instead of ten, 0.62 times the flops at p = 5; the same answer to round-off.
     KOKKOS_INLINE_FUNCTION void collocated_passes(const TeamMember& team, const Tables& tb,
                                                   double* base, int e0, int nl) const {
-      const double* DW = ct.DW;
       const double* EW = ct.EW;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
         const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
@@ -1018,17 +1077,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           v[i] = N[i];
         double C0[Q], C1[Q], C2[Q];
         contravariant(e, S + OG, tb, b, c, C0, C1, C2);
-        DG_UNROLL
-        for (int a = 0; a < Q; ++a) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int i = 0; i < P; ++i)
-            s += tb.B[a * P + i] * v[i];
+        sym_points<0, P, Q>(tb.B, v, [&](int a, double s) {
           C0[a] *= s;
           H[a] = C1[a] * s;
           H[PP * Q2 + a] = C2[a] * s;
-        }
-        contract_pencil<Q, Q>(DW, C0, 1, N, 1);
+        });
+        dw_points(ct, C0, [&](int a, double s) { N[a] = s; });
       });
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
         const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
@@ -1046,7 +1100,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const int k = idx / Q2, ac = idx % Q2, a = ac % Q, c = ac / Q;
         double* S = base + k * ED;
         // F_1(a, b, c) = F1[PP b], N likewise.
-        contract_pencil<Q, Q, true>(DW, S + OH + a + PP * Q * c, PP, S + OB + a + PP * Q * c, PP);
+        const double* F1 = S + OH + a + PP * Q * c;
+        double* N = S + OB + a + PP * Q * c;
+        double x[Q];
+        DG_UNROLL
+        for (int b = 0; b < Q; ++b)
+          x[b] = F1[PP * b];
+        dw_points(ct, x, [&](int b, double s) { N[PP * b] += s; });
       });
       team.team_barrier();
       // 5. The z-derivative and the face lifts, 1/|J|, z-inner products K(a, b, l).
@@ -1063,14 +1123,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const double ex0 = EW[a], ex1 = EW[Q + a], ey0 = EW[b], ey1 = EW[Q + b];
         const double fz0 = FR[4 * PP * Q + PP * b + a], fz1 = FR[5 * PP * Q + PP * b + a];
         double g[Q];
+        dw_points(ct, x, [&](int c, double s) { g[c] = s; });
         DG_UNROLL
         for (int c = 0; c < Q; ++c) {
-          double n = N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 + ex0 * FR[PP * c + b] +
-                     ex1 * FR[PP * Q + PP * c + b] + ey0 * FR[2 * PP * Q + PP * c + a] +
-                     ey1 * FR[3 * PP * Q + PP * c + a];
-          DG_UNROLL
-          for (int c1 = 0; c1 < Q; ++c1)
-            n += DW[c * Q + c1] * x[c1];
+          const double n = g[c] + N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 +
+                           ex0 * FR[PP * c + b] + ex1 * FR[PP * Q + PP * c + b] +
+                           ey0 * FR[2 * PP * Q + PP * c + a] + ey1 * FR[3 * PP * Q + PP * c + a];
           g[c] = n * inverse_jacobian(e, S + OG, tb, a, b, c);
         }
         to_modes(tb.B, g, 1, S + OA + a + Q * b, Q2);
@@ -1120,22 +1178,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int i = 0; i < P; ++i)
           v[i] = S[OB + PP * bc + i];
-        DG_UNROLL
-        for (int a = 0; a < Q; ++a) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int i = 0; i < P; ++i)
-            s += tb.B[a * P + i] * v[i];
-          g[a] = s * mass_weight(e, S + OG, tb, a, b, c);
-        }
-        DG_UNROLL
-        for (int i = 0; i < P; ++i) {
-          double s = 0.0;
-          DG_UNROLL
-          for (int a = 0; a < Q; ++a)
-            s += tb.B[a * P + i] * g[a];
-          S[OH + PP * bc + i] = s;
-        }
+        sym_points<0, P, Q>(
+            tb.B, v, [&](int a, double x) { g[a] = x * mass_weight(e, S + OG, tb, a, b, c); });
+        sym_modes<0, Q, P>(tb.B, g, [&](int i, double x) { S[OH + PP * bc + i] = x; });
       });
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P * Q), [&](int idx) {
@@ -1180,6 +1225,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     if (n == 0) return;
     const ElementBlock& b = *a.block;
     const int ne = elems_per_team<DIFF>(a.variant);
+    static const bool symmetric = symmetric_tables();
+    DG_VERIFY(symmetric, "quadrature pencil path (p = " << P - 1 << ", q = " << Q
+                                                        << "): tables without the Legendre parity");
     DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored,
               "quadrature pencil path: diffusion needs the stored geometry");
     Stage<DIFF> k;
