@@ -454,41 +454,50 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
                                  bool collocated, bool upwind_sides) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
   const double Q3 = Q2 * Q;
-  const double inverse_mass =
-      affine ? 0.0 : 2.0 * (2.0 * P3 * Q + 2.0 * P2 * Q2) + Q2 * (4.0 * P * Q + 2.0 * Q);
+  // The 1-D contractions at the symmetric Gauss points (sym_points, sym_modes, dw_points) take
+  // the even and odd sums once per point pair: an n -> m contraction of one pencil does n m / 2
+  // multiply-adds (n m flops) and one add per point of the pair side (m modes -> points, n
+  // points -> modes), counted so below as (n m + points).
+  const double inverse_mass = affine ? 0.0
+                                     : 2.0 * (P3 * Q + P2 * Q2) + Q2 * (2.0 * P * Q + 2.0 * Q) +
+                                           2.0 * (P2 * Q + P * Q2 + Q3);
   // Face coefficients to points, own and neighbour's: only the sides the upwind flux takes with
   // the stored geometry (3 of 6 each with a constant velocity).
   const double face_pencils = g == PencilGeometry::stored && upwind_sides ? 6.0 : 12.0;
+  const double face_points = face_pencils * (P2 * Q + P * Q + P * Q2 + Q2);
   if (diffusion) {
     // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux
     // (C u - G grad u, 24 per point); x-, y-inner products (3 each), z-inner (2). Faces:
     // coefficients against E and dE, along b (18 arrays), along a (4 sums), grad u . n and
     // face_flux (about 35 per point), 3 inner products along a and along b; lifting with E
     // and dE (24 per mode); update; the emitted traces (coefficients, along b, along a).
-    double f = 4.0 * P3 * Q + 6.0 * P2 * Q2 + 8.0 * P * Q3 + 24.0 * Q3 + 6.0 * P * Q3 +
-               6.0 * P2 * Q2 + 4.0 * P3 * Q;
-    f += 24.0 * P3 + 36.0 * P2 * Q + 6.0 * Q * (16.0 * P * Q + 35.0 * Q) + 36.0 * P2 * Q;
+    double f = 2.0 * (P3 * Q + P2 * Q) + 3.0 * (P2 * Q2 + P * Q2) + 8.0 * P * Q3 + 24.0 * Q3 +
+               6.0 * P * Q3 + 3.0 * (P2 * Q2 + P * Q2) + 2.0 * (P3 * Q + P2 * Q);
+    f += 24.0 * P3 + 18.0 * (P2 * Q + P * Q) + 6.0 * Q * (16.0 * P * Q + 35.0 * Q) +
+         18.0 * (P2 * Q + P * Q);
     f += 24.0 * P3 + 4.0 * P3;
-    f += 24.0 * P3 + 36.0 * P2 * Q + 6.0 * Q * (8.0 * P * Q + 5.0 * Q);
+    f += 24.0 * P3 + 18.0 * (P2 * Q + P * Q) + 6.0 * Q * (8.0 * P * Q + 5.0 * Q);
     return f + inverse_mass;
   }
   if (collocated && !affine && Q == P) {
-    // Volume: z-, y-, x-backward; w C u; DW along x, y, z (2 Q per point each); the face lifts
-    // (12 per point) and 1/|J|; z-, y-, x-inner products; update. Faces: to points (own and
-    // neighbour's: face_pencils (P Q P + Q Q P)), upwind flux. Emitted coefficients.
-    double f = 2.0 * P3 * Q + 2.0 * P2 * Q2 + 2.0 * P * Q3 + 6.0 * Q3 + 6.0 * Q3 * Q + 13.0 * Q3;
-    f += 2.0 * Q3 * P + 2.0 * Q2 * P2 + 2.0 * Q * P3 + 4.0 * P3;
-    f += face_pencils * 2.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * P3;
+    // Volume: z-, y-, x-backward; w C u; DW along x, y, z (Q^2 / 2 multiply-adds and 2 Q adds
+    // per pencil each); the face lifts (12 per point) and 1/|J|; z-, y-, x-inner products;
+    // update. Faces: to points (own and neighbour's: face_pencils pencils), upwind flux.
+    // Emitted coefficients.
+    double f = P3 * Q + P2 * Q + P2 * Q2 + P * Q2 + P * Q3 + Q3 + 6.0 * Q3 +
+               3.0 * (Q3 * Q + 2.0 * Q3) + 13.0 * Q3;
+    f += Q3 * P + Q3 + Q2 * P2 + Q2 * P + Q * P3 + Q * P2 + 4.0 * P3;
+    f += face_points + 6.0 * Q2 * 4.0 + 12.0 * P3;
     if (g == PencilGeometry::trilinear) f += Q3 * (110.0 + 80.0) + 6.0 * Q2 * 75.0;
     return f;
   }
-  // Volume: z-, y-, x-backward; w C u; the three x-inner products; the y- (3 FMAs per entry)
-  // and z-inner products (2 FMAs); faces: to points (own and neighbour's: 12 (P Q P + Q Q
-  // P)), upwind flux, back (6 (Q Q P + P Q P)); lifting (12 per mode); update; emitted
-  // coefficients.
-  double f = 2.0 * P3 * Q + 2.0 * P2 * Q2 + Q2 * (2.0 * P * Q + 6.0 * Q + 6.0 * Q * P) +
-             6.0 * P2 * Q2 + 4.0 * P3 * Q;
-  f += face_pencils * 2.0 * (P2 * Q + P * Q2) + 6.0 * Q2 * 4.0 + 12.0 * (Q2 * P + P2 * Q);
+  // Volume: z-, y-backward; per x-pencil the x-backward, w C u and the three x-inner products;
+  // the y- (three contractions per pencil) and z-inner products (two); faces: to points (own
+  // and neighbour's), upwind flux, back along a and b (6 faces); lifting (12 per mode);
+  // update; emitted coefficients.
+  double f = P3 * Q + P2 * Q + P2 * Q2 + P * Q2 + Q2 * (4.0 * P * Q + 10.0 * Q) +
+             3.0 * (P2 * Q2 + P * Q2) + 2.0 * (P3 * Q + P2 * Q);
+  f += face_points + 6.0 * Q2 * 4.0 + 6.0 * (Q2 * P + P2 * Q + Q2 + P * Q);
   f += 12.0 * P3 + 4.0 * P3 + 12.0 * P3;
   if (g == PencilGeometry::trilinear) f += Q2 * Q * 110.0 + 6.0 * Q2 * 75.0;
   if (!affine) { // weight-adjusted inverse mass
@@ -569,12 +578,15 @@ double stage_flops_per_element(int order, bool diffusion, bool affine, const Ker
         nnzS += (q < i && (i + q) % 2 == 1) ? 1.0 : 0.0;
         nnzK += (i > 0 && q > 0 && (i + q) % 2 == 0) ? 1.0 : 0.0;
       }
+    // The y- and z-contractions with one row of S (or K) take the (P + 1) / 2 rows of the
+    // parity where it is non-zero (for_parity).
+    const double half = static_cast<double>((order + 2) / 2);
     const double pair = 2.0 * P + 2.0; // two face values of one pencil (even/odd sums)
     const double emit =
         0.8 * P2 * (diffusion ? 3.0 * 2.0 * pair + 6.0 * (4.0 * P + 5.0) : 3.0 * pair);
     if (!diffusion) {
       const double faces = P2 * (3.0 * pair + 6.0 * 4.0);
-      const double vol = P2 * (2.0 * nnzS + 4.0 * P2 + 18.0 * P);
+      const double vol = P2 * (2.0 * nnzS + 4.0 * P * half + 18.0 * P);
       return faces + vol + emit + 2.0 * P3;
     }
     // Face values and normal derivatives; per face gradient (4P + 5), upwind 4, SIPG 6, the
@@ -586,7 +598,7 @@ double stage_flops_per_element(int order, bool diffusion, bool affine, const Ker
     // 8P)), scaling and update. The y-z cross terms (2P + 4 per (q, r)) run only where
     // G_yz != 0 and are not counted (the benchmark's box mesh has a diagonal G).
     const double vol =
-        P2 * (2.0 * nnzS + 2.0 * nnzK + 6.0 * P + 2.0 * (8.0 * P2 + 6.0 * nnzS + 4.0 * P) +
+        P2 * (2.0 * nnzS + 2.0 * nnzK + 6.0 * P + 2.0 * (8.0 * P * half + 6.0 * nnzS + 4.0 * P) +
               8.0 * P + 2.0 * (8.0 * P + 4.0) + 4.0 * (2.0 * nnzS + 2.0 * P2 + 8.0 * P) + 4.0 * P);
     return faces + vol + emit + 2.0 * P3;
   }
