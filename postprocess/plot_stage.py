@@ -31,7 +31,9 @@ COPY_ROOFLINE_GBS = 2990.0  # device-to-device copy on the H100, bytes read + wr
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.normpath(os.path.join(HERE, os.pardir, "docs", "data"))
 DOCS = os.path.normpath(os.path.join(HERE, os.pardir, "docs"))
-PHYSICS = {"advection": "advection", "advdiff": "advection-diffusion (nu = 0.01)"}
+PHYSICS = {"advection": "advection", "advection-linear": "advection, linear velocity field",
+           "advection-rotation": "advection, rotation", "advection-inflow": "advection, inflow face",
+           "advection-field": "advection, velocity field", "advdiff": "advection-diffusion (nu = 0.01)"}
 SETTINGS = ("variant", "team_size", "modal_elems", "modal_batches", "pencil_bounds")
 
 
@@ -61,7 +63,8 @@ def lines(rows):
         settings = ", ".join(f"{k} {r.get(k, '')}" for k in varying[pm])
         res.setdefault(pm + (settings,), {}).setdefault(r["p"], []).append(r)
     order = list(PHYSICS)
-    return dict(sorted(res.items(), key=lambda kv: (order.index(kv[0][0]),) + kv[0][1:]))
+    rank = lambda ph: order.index(ph) if ph in order else len(order)  # noqa: E731
+    return dict(sorted(res.items(), key=lambda kv: (rank(kv[0][0]),) + kv[0][1:]))
 
 
 def label(key):
