@@ -146,6 +146,18 @@ BasisTables to_device(const HostTables& t) {
                   1e-12 * (1.0 + std::fabs(t.dE[t.P + m])),
               "basis: phi_" << m << "'(-1) != (-1)^(m+1) phi_" << m << "'(1)");
   }
+  // The quadrature pencil path's contractions (sym_points, sym_modes) rely on the symmetry of
+  // the Gauss points (x[Q - 1 - a] = -x[a] exactly): B(Q - 1 - a, m) = (-1)^m B(a, m) and
+  // D(Q - 1 - a, m) = (-1)^(m+1) D(a, m), exactly.
+  if (!t.w.empty())
+    for (int a = 0; a < t.Q; ++a)
+      for (int m = 0; m < t.P; ++m) {
+        const double sg = m % 2 ? -1.0 : 1.0, *B = t.B.data(), *D = t.D.data();
+        DG_VERIFY(B[(t.Q - 1 - a) * t.P + m] == sg * B[a * t.P + m] &&
+                      D[(t.Q - 1 - a) * t.P + m] == -sg * D[a * t.P + m],
+                  "basis: B or D at points " << a << " and " << t.Q - 1 - a << ", mode " << m
+                                             << ", without the parity of phi_" << m);
+      }
   d.S = device_matrix("dg::basis::S", S, t.P, t.P);
   d.K = device_matrix("dg::basis::K", K, t.P, t.P);
   return d;

@@ -128,7 +128,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   // Contractions at the Gauss points, which are symmetric about 0 (x[Q - 1 - a] = -x[a]
   // exactly, gauss_legendre): the Legendre mode i has the parity of i, so a table row-major
   // (point a, mode i) has M(Q - 1 - a, i) = (-1)^(i + ODD) M(a, i) exactly, ODD = 0 for B and 1
-  // for D (checked once, symmetric_tables). Each contraction takes the even and the odd modes'
+  // for D (checked where the block's tables are made, to_device; const_tables comes from the
+  // same make_tables). Each contraction takes the even and the odd modes'
   // sums once for the point pair (a, Q - 1 - a) (modes -> points), or the sums and differences
   // of a pair's values (points -> modes): half the multiply-adds and table reads of the plain
   // sums, the same answer to round-off.
@@ -172,7 +173,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     for (int i = 0; i < NM; ++i) {
       constexpr bool odd_q = NQ % 2 == 1;
       const bool even = (i + ODD) % 2 == 0; // M(NQ - 1 - a, i) = M(a, i)
-      double r = odd_q && even ? M[H * NM + i] * v[odd_q ? H : 0] : 0.0;
+      double r = odd_q && even ? M[H * NM + i] * v[H] : 0.0;
       DG_UNROLL
       for (int a = 0; a < H; ++a)
         r += M[a * NM + i] * (even ? sp[a] : sm[a]);
@@ -235,7 +236,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
     DG_UNROLL
     for (int a = 0; a < H; ++a) {
-      double pa = Q % 2 == 1 ? t.DWc[a] * x[Q % 2 == 1 ? H : 0] : 0.0, ma = 0.0;
+      double pa = Q % 2 == 1 ? t.DWc[a] * x[H] : 0.0, ma = 0.0;
       DG_UNROLL
       for (int b = 0; b < H; ++b) {
         pa += t.DWp[a * H + b] * xp[b];
@@ -332,20 +333,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       return t;
     }();
     return c;
-  }
-  /// Whether the 1-D tables have the parity the contractions use (sym_points): B(Q - 1 - a, i)
-  /// = (-1)^i B(a, i) and D(Q - 1 - a, i) = (-1)^(i + 1) D(a, i), from the tables every block
-  /// and const_tables are made of (make_tables: Gauss-Legendre points).
-  static bool symmetric_tables() {
-    const HostTables h = make_tables(P - 1, Q);
-    for (int a = 0; a < Q; ++a)
-      for (int i = 0; i < P; ++i) {
-        const double sg = i % 2 ? -1.0 : 1.0;
-        if (h.B[(Q - 1 - a) * P + i] != sg * h.B[a * P + i] ||
-            h.D[(Q - 1 - a) * P + i] != -sg * h.D[a * P + i])
-          return false;
-      }
-    return true;
   }
   /// The stage kernel; DIFF: advection-diffusion (stored geometry, nodal traces).
   template <bool DIFF>
@@ -1225,9 +1212,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     if (n == 0) return;
     const ElementBlock& b = *a.block;
     const int ne = elems_per_team<DIFF>(a.variant);
-    static const bool symmetric = symmetric_tables();
-    DG_VERIFY(symmetric, "quadrature pencil path (p = " << P - 1 << ", q = " << Q
-                                                        << "): tables without the Legendre parity");
     DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored,
               "quadrature pencil path: diffusion needs the stored geometry");
     Stage<DIFF> k;
