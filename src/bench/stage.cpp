@@ -10,6 +10,7 @@
 #include "dg/dg/fixed_order.hpp"
 #include "dg/io/config.hpp"
 #include "dg/solver.hpp"
+#include "dg/time/rk.hpp"
 
 #include <mpi.h>
 
@@ -34,19 +35,13 @@ output: {snapshots: false, quiet: true, directory: dgbench_out}
 
 /// One LSRK(5,4) step with the RHS in store mode and a separate update kernel per stage.
 void separate_step(Solver& s, const View2& res, double dt) {
-  static const double a[5] = {
-      0.0, -567301805773.0 / 1357537059087.0, -2404267990393.0 / 2016746695238.0,
-      -3550918686646.0 / 2091501179385.0, -1275806237668.0 / 842570457699.0};
-  static const double b[5] = {1432997174477.0 / 9575080441755.0, 5161836677717.0 / 13612068292357.0,
-                              1720146321549.0 / 2090206949498.0, 3134564353537.0 / 4481467310338.0,
-                              2277821191437.0 / 14882151754819.0};
   const View2 u = s.block().u, reg = s.block().reg;
   for (int st = 0; st < 5; ++st) {
     Epilogue ep;
     ep.mode = Epilogue::store;
     ep.out = res;
     s.rhs(s.time(), ep);
-    const double as = a[st], bs = b[st];
+    const double as = lsrk_a[st], bs = lsrk_b[st];
     Kokkos::parallel_for(
         "dgbench::lsrk_update",
         Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0},

@@ -432,7 +432,7 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
   const double P = order + 1, Q = q > 0 ? q : order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double d = sizeof(double);
   if (diffusion) // nodal traces (u, grad u . n) read and emitted, tau, qvol (10), qface (6)
-    return 4.0 * d + (2.0 * 6.0 * 2.0 * Q2 * d + 6.0 * 4.0 * 4.0 + 6.0 * d) / P3 +
+    return lsrk_state_bytes_per_dof + (2.0 * 6.0 * 2.0 * Q2 * d + 6.0 * 4.0 * 4.0 + 6.0 * d) / P3 +
            (10.0 * Q3 + 6.0 * 6.0 * Q2) * d / P3;
   // u and the register read and written; the own and the neighbours' modal traces read and
   // the updated state's emitted (P^2 per face); ftype, nbr, nbr_face, orient; the geometry.
@@ -440,7 +440,7 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
   // (some (a . n) > 0) and the neighbours' only where it takes theirs (qsides): with a constant
   // velocity 3 of 6 faces each (the benchmark meshes), counted so.
   const double traces = 6.0 * P * P * d / P3;
-  double b = 4.0 * d + 6.0 * 4.0 * 4.0 / P3;
+  double b = lsrk_state_bytes_per_dof + 6.0 * 4.0 * 4.0 / P3;
   if (g == PencilGeometry::record)
     b += 3.0 * traces + (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
   else if (g == PencilGeometry::trilinear)
@@ -512,7 +512,7 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
   const double nc = diffusion ? 2.0 : 1.0, d = sizeof(double);
   if (affine && v.modal_affine && (!diffusion || v.modal_with_diffusion(order))) { // P^2 per face
     const double traces = 6.0 * P * P * nc * d / P3;
-    const double base = 4.0 * d + 2.0 * traces; // states; traces read and emitted
+    const double base = lsrk_state_bytes_per_dof + 2.0 * traces; // traces read and emitted
     if (v.modal_pencil) // one record (ModalRecordLayout) and 6 neighbour words per element;
       // without diffusion the traces of the (at most 3) inflow faces are read and those of
       // the outflow faces emitted (the words' read and emit bits): 3 of 6 on the benchmark
@@ -524,7 +524,7 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
     return base + (10.0 + 6.0 * 8.0) * d / P3 + (6.0 * 4.0 * 4.0) / P3;
   }
   const double traces = 6.0 * Q2 * nc * d / P3; // one element's traces, per DOF
-  double b = 4.0 * d;                           // u, reg: read and written
+  double b = lsrk_state_bytes_per_dof;          // u, reg: read and written
   b += traces;                                  // neighbours' traces read
   b += traces;                                  // traces of the updated state emitted
   if (affine)

@@ -7,17 +7,6 @@
 namespace dg {
 
 namespace {
-// Carpenter & Kennedy (1994), RK(5,4) 2N-storage, solution 3.
-constexpr double lsrk_a[5] = {
-    0.0, -567301805773.0 / 1357537059087.0, -2404267990393.0 / 2016746695238.0,
-    -3550918686646.0 / 2091501179385.0, -1275806237668.0 / 842570457699.0};
-constexpr double lsrk_b[5] = {1432997174477.0 / 9575080441755.0, 5161836677717.0 / 13612068292357.0,
-                              1720146321549.0 / 2090206949498.0, 3134564353537.0 / 4481467310338.0,
-                              2277821191437.0 / 14882151754819.0};
-constexpr double lsrk_c[5] = {0.0, 1432997174477.0 / 9575080441755.0,
-                              2526269341429.0 / 6820363183929.0, 2006345519317.0 / 3224310063776.0,
-                              2802321613138.0 / 2924317926251.0};
-
 /// u = alpha * u0 + beta * (u + dt * res)
 void combine(const View2& u, const View2& u0, const View2& res, double alpha, double beta,
              double dt) {
@@ -55,6 +44,7 @@ void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
     for (int s = 0; s < 5; ++s) {
       ep.a = lsrk_a[s];
       ep.b = lsrk_b[s];
+      ep.keep_reg = s < 4; // the next step's first stage (a = 0) does not read the register
       // Every stage emits the traces of the state it writes, and takes the ones the previous
       // stage (of this step or the last) emitted where the operator still holds them: no trace
       // kernel between steps. Whoever changes u outside the stages invalidates them

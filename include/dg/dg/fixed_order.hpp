@@ -144,8 +144,15 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
                               const View1& points, View3& qvol, View4& qface, IView1& qsides);
 
+/// Bytes per DOF of the state and the LSRK(5,4) register, averaged over the five stages of a
+/// step: u read and written in each stage, the register read in stages 2..5 (the first has
+/// a = 0) and written in stages 1..4 (the next step's first stage does not read the last's,
+/// Epilogue::keep_reg): (5 x 16 + 4 x 8 + 4 x 8) / 5 = 28.8 instead of 32.
+inline constexpr double lsrk_state_bytes_per_dof = (5.0 * 16.0 + 4.0 * 8.0 + 4.0 * 8.0) / 5.0;
+
 /// Memory traffic of one LSRK stage of the fixed-order kernels per degree of freedom, in bytes
-/// (the bandwidth bound of dgbench stage): u and the register read and written; the neighbours'
+/// (the bandwidth bound of dgbench stage), averaged over the stages of a step: u and the register
+/// read and written (lsrk_state_bytes_per_dof); the neighbours'
 /// traces read; the traces of the updated state written (every stage emits them, so no trace
 /// kernel runs between stages or steps; the pencil kernel without diffusion reads and emits 3
 /// of 6 faces, its inflow and outflow faces); metric records (one per element when affine, per

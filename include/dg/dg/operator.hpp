@@ -17,14 +17,26 @@ namespace dg {
 struct Epilogue {
   enum Mode : int { store = 0, lsrk = 1 } mode = store;
   View2 out;      // store: out(e, :) = R
-  double a = 0.0; // lsrk: reg = a reg + dt R;  u += b reg
+  double a = 0.0; // lsrk: reg = a reg + dt R;  u += b reg (with a = 0 reg is not read)
   double b = 0.0;
   double dt = 0.0;
+  /// lsrk: whether a later stage reads the register this stage writes. False on the last stage
+  /// of a 2N-storage step, whose register the next step's first stage (a = 0) does not read:
+  /// the first stage skips the register's load and the last its store (8 B/DOF each).
+  bool keep_reg = true;
   /// lsrk: block.trace already holds the traces of block.u (emitted by the previous stage),
   /// so the stage may skip compute_traces(); see DGOperator::traces_current().
   bool traces_ready = false;
   /// lsrk: also write the traces of the updated state for the next stage (fixed-order kernels).
   bool emit_traces = false;
+
+  /// lsrk: the new register a reg(e, m) + dt r, stored where keep_reg; reg is read only where
+  /// a != 0 (the first stage's register holds whatever the last step's last stage left).
+  KOKKOS_INLINE_FUNCTION double lsrk_register(const View2& reg, int e, int m, double r) const {
+    const double k = (a != 0.0 ? a * reg(e, m) : 0.0) + dt * r;
+    if (keep_reg) reg(e, m) = k;
+    return k;
+  }
 
   /// Applies the epilogue to mode m of element e, whose state is u_old and whose M^{-1} rhs is
   /// r; returns the new state (u_old in store mode). u, reg: the block's state and register.
@@ -34,8 +46,7 @@ struct Epilogue {
       out(e, m) = r;
       return u_old;
     }
-    const double k = a * reg(e, m) + dt * r;
-    reg(e, m) = k;
+    const double k = lsrk_register(reg, e, m, r);
     const double un = u_old + b * k;
     u(e, m) = un;
     return un;

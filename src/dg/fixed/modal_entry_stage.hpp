@@ -5,7 +5,7 @@
 // modal-entry and the tests. Per element it reads u and the register and writes both, reads the
 // neighbours' modal traces (6 faces, P^2 coefficients, ncomp = 1, or 2 with diffusion) and writes
 // its own, and reads the affine metric record, face types, neighbours, orientations and penalties.
-// Bytes per DOF (stage_bytes_per_dof): 32 + 96 ncomp / P + 560 / P^3.
+// Bytes per DOF (stage_bytes_per_dof): 28.8 + 96 ncomp / P + 560 / P^3.
 #pragma once
 
 #include "dg/dg/face_flux.hpp"
@@ -186,7 +186,7 @@ struct ModalEntryPath : Tensor<P, Q> {
         const int k = idx / P3, m = idx % P3, e = elems(e0 + k);
         const Local l = local(base, k);
         l.U[m] = u(e, m);
-        if (lsrk && !traces_only) l.R[m] = reg(e, m);
+        if (lsrk && !traces_only) l.R[m] = ep.a != 0.0 ? reg(e, m) : 0.0; // a = 0: not read
       });
       if (!traces_only || diffusion) // the gradients' J^{-1} n
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 7), [&](int idx) {
@@ -321,7 +321,7 @@ struct ModalEntryPath : Tensor<P, Q> {
         const int e = elems(e0 + k);
         if (lsrk) {
           const double kr = ep.a * l.R[m] + ep.dt * r;
-          reg(e, m) = kr;
+          if (ep.keep_reg) reg(e, m) = kr;
           const double un = U[m] + ep.b * kr;
           u(e, m) = un;
           l.R[m] = un; // the updated state, for the emitted traces

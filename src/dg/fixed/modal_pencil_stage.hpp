@@ -7,9 +7,9 @@
 // both, reads its record and 6 neighbour words (modal_records.hpp) and the neighbours' modal
 // traces (P^2 coefficients per face, ncomp = 1, or 2 with diffusion), and writes its own traces;
 // without diffusion only the inflow faces' traces are read and the outflow faces' emitted (3 of
-// 6 on the benchmark meshes). Bytes per DOF (stage_bytes_per_dof): advection 32 + 48 / P + 128 /
-// P^3 (LIN, modal_linear_bytes_per_dof: 32 + 48 / P + 152 / P^3), advection-diffusion 32 + 192 /
-// P + 488 / P^3.
+// 6 on the benchmark meshes). Bytes per DOF (stage_bytes_per_dof, averaged over the LSRK stages):
+// advection 28.8 + 48 / P + 128 / P^3 (LIN, modal_linear_bytes_per_dof: 28.8 + 48 / P + 152 /
+// P^3), advection-diffusion 28.8 + 192 / P + 488 / P^3.
 #pragma once
 
 #include "dg/dg/face_flux.hpp"
@@ -438,7 +438,14 @@ struct ModalPencilPath : Tensor<P, Q> {
         double* U = base + k * ED;
         const int pm = m + (PX - P) * (m / P); // padded position
         copy_async<SHARED>(U + pm, &u(e, m));
-        if (lsrk && !traces_only) copy_async<SHARED>(U + UX + pm, &reg(e, m));
+        if (lsrk && !traces_only) {
+          // With a = 0 (the first stage) the register is not read: 0 in its place keeps the
+          // volume pass's a R + dt r free of a branch (registers: advection-diffusion).
+          if (ep.a != 0.0)
+            copy_async<SHARED>(U + UX + pm, &reg(e, m));
+          else
+            U[UX + pm] = 0.0;
+        }
       });
       if (!traces_only || DIFF) // the gradients' J^{-1} n
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * GR), [&](int idx) {
@@ -775,7 +782,7 @@ struct ModalPencilPath : Tensor<P, Q> {
         const int pm = m + (PX - P) * (m / P);
         const double kr = U[UX + pm];
         if (lsrk) {
-          reg(e, m) = kr;
+          if (ep.keep_reg) reg(e, m) = kr;
           const double un = U[pm] + ep.b * kr;
           u(e, m) = un;
           U[pm] = un;

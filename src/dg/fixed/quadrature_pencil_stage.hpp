@@ -37,11 +37,11 @@
 //              (a . n) dS (trilinear elements by default, curved elements, velocity fields);
 //              with diffusion (always stored) qvol(e, point, 10) adds G (6: G00, G01, G02, G11,
 //              G12, G22) and qface(e, f, point, 6) = a . n, dS, J^-1 n, nu.
-// Bytes per DOF (qpencil_bytes_per_dof): 32 + 144 / P + (geometry + 96) / P^3, geometry 272
+// Bytes per DOF (qpencil_bytes_per_dof): 28.8 + 144 / P + (geometry + 96) / P^3, geometry 272
 // record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored; on CPUs stored
-// 32 + 96 / P + (32 Q^3 + 48 Q^2 + 100) / P^3 (face_side_selection: the own and the neighbours'
+// 28.8 + 96 / P + (32 Q^3 + 48 Q^2 + 100) / P^3 (face_side_selection: the own and the neighbours'
 // traces read only on the faces whose upwind flux takes them, 3 of 6 each with a constant
-// velocity); with diffusion 32 + (80 Q^3 + 480 Q^2 + 144) / P^3.
+// velocity); with diffusion 28.8 + (80 Q^3 + 480 Q^2 + 144) / P^3.
 #pragma once
 
 #include "dg/dg/basis.hpp"

@@ -5,7 +5,7 @@
 // the updated state; with traces_only it writes the traces of block.u instead. Per element it
 // reads u and the register and writes both, reads the neighbours' traces (6 faces, Q^2 points,
 // ncomp = 1, or 2 with diffusion) and writes its own, and reads the metric, face types,
-// neighbours, orientations and penalties. Bytes per DOF (stage_bytes_per_dof): 32 + 96 Q^2 ncomp
+// neighbours, orientations and penalties. Bytes per DOF (stage_bytes_per_dof): 28.8 + 96 Q^2 ncomp
 // / P^3 + (metric + 144) / P^3, metric = 464 affine (one record per element and face), 80 Q^3 +
 // 384 Q^2 stored per point, 192 recomputed from the 8 vertices.
 #pragma once
