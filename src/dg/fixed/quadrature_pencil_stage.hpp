@@ -159,16 +159,23 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
   }
 
+  /// The sums sp[a] = v[a] + v[N - 1 - a] and differences sm[a] = v[a] - v[N - 1 - a] of the N
+  /// values at symmetric points, a < N / 2.
+  template <int N>
+  KOKKOS_FORCEINLINE_FUNCTION static void mirror_sums(const double* v, double* sp, double* sm) {
+    DG_UNROLL
+    for (int a = 0; a < N / 2; ++a) {
+      sp[a] = v[a] + v[N - 1 - a];
+      sm[a] = v[a] - v[N - 1 - a];
+    }
+  }
+
   /// f(i, sum_a M(a, i) v[a]) for each mode i < NM (points -> modes; M: NQ x NM, parity ODD).
   template <int ODD, int NQ, int NM, class F>
   KOKKOS_FORCEINLINE_FUNCTION static void sym_modes(const double* M, const double* v, const F& f) {
     constexpr int H = NQ / 2;
     double sp[H], sm[H];
-    DG_UNROLL
-    for (int a = 0; a < H; ++a) {
-      sp[a] = v[a] + v[NQ - 1 - a];
-      sm[a] = v[a] - v[NQ - 1 - a];
-    }
+    mirror_sums<NQ>(v, sp, sm);
     DG_UNROLL
     for (int i = 0; i < NM; ++i) {
       constexpr bool odd_q = NQ % 2 == 1;
@@ -229,11 +236,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   KOKKOS_FORCEINLINE_FUNCTION static void dw_points(const T& t, const double* x, const F& f) {
     constexpr int H = Q / 2;
     double xp[H], xm[H];
-    DG_UNROLL
-    for (int b = 0; b < H; ++b) {
-      xp[b] = x[b] + x[Q - 1 - b];
-      xm[b] = x[b] - x[Q - 1 - b];
-    }
+    mirror_sums<Q>(x, xp, xm);
     DG_UNROLL
     for (int a = 0; a < H; ++a) {
       double pa = Q % 2 == 1 ? t.DWc[a] * x[H] : 0.0, ma = 0.0;
