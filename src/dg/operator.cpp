@@ -514,13 +514,37 @@ fixed::StageArgs DGOperator::fixed_stage_args(double t, const IView1& elems, con
   pencil_args(a);
   a.ep.emit_traces = ep.mode == Epilogue::lsrk && ep.emit_traces;
   if (a.ep.emit_traces) {
-    if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))
-      trace_next_ =
-          View4("dg::operator::trace_next", b.trace.extent(0), 6, b.nface, b.trace.extent(3));
+    allocate_trace_next();
     a.trace_out = trace_next_;
     emitted_ = true;
   }
   return a;
+}
+
+void DGOperator::allocate_trace_next() {
+  const ElementBlock& b = *block_;
+  if (trace_next_.extent(0) != b.trace.extent(0) || trace_next_.extent(3) != b.trace.extent(3))
+    trace_next_ =
+        View4("dg::operator::trace_next", b.trace.extent(0), 6, b.nface, b.trace.extent(3));
+}
+
+void DGOperator::prepare(bool emit_traces) {
+  const ElementBlock& b = *block_;
+  if (!uses_fixed_kernels()) return;
+  fixed::StageArgs a =
+      stage_args(b, pde_, 0.0, Epilogue(), all_elems_, points_, variant_, has_dirichlet_,
+                 modal_path());
+  pencil_args(a); // records, per-point tables
+  if (a.modal_linear && linear_count_ != b.nelem) {
+    // The lists of linear and other elements (fixed_stages) and the others' tables.
+    for (const IView1& l : {b.inner_elems, b.halo_elems, all_elems_})
+      if (l.extent(0) > 0) split(l);
+    fixed::StageArgs rest = a;
+    rest.modal = rest.modal_linear = false;
+    qpencil_args(rest);
+  }
+  if (emit_traces) allocate_trace_next();
+  Kokkos::fence();
 }
 
 void DGOperator::generic_stage(const IView1& elems, const Epilogue& ep, const ExecSpace& space) {

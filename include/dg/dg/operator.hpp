@@ -194,6 +194,12 @@ public:
   /// True when block.trace holds the traces of the current block.u because the last stage
   /// emitted them; compute_traces() is then unnecessary for a stage with ep.traces_ready.
   bool traces_current() const { return traces_current_; }
+  /// Builds what the stages keep from one to the next (per-element records and neighbour
+  /// words, per-point tables, the element lists of a partly linear velocity and, with
+  /// emit_traces, the buffer the emitted traces go to), which the stages otherwise build on
+  /// first use: Solver::run calls it before its timed loop, so that the first step does no
+  /// set-up work (allocations, host copies).
+  void prepare(bool emit_traces);
   /// To be called whenever block.u changes other than through the stages (projection,
   /// restart): the held traces are then stale.
   void invalidate_traces() { traces_current_ = false; }
@@ -286,6 +292,8 @@ private:
   /// The pencil kernel's arguments in a: the records and words (built on first use), and
   /// elems_first where a.elems is one of the block's lists known to be a contiguous range.
   void pencil_args(fixed::StageArgs& a);
+  /// trace_next_ sized as block.trace.
+  void allocate_trace_next();
   /// The fixed-order kernels' arguments of a stage over `elems` (pencil_args included; with
   /// traces emitted, their target).
   fixed::StageArgs fixed_stage_args(double t, const IView1& elems, const Epilogue& ep);

@@ -34,6 +34,9 @@ public:
   void step(const StageFunction& rhs, double t, double dt);
   int stages() const;
   const std::string& scheme() const { return scheme_; }
+  /// Whether each stage emits the traces of the state it writes (the low-storage scheme's
+  /// fused stages; DGOperator::prepare).
+  bool emits_traces() const { return scheme_ == "lsrk54"; }
 
 private:
   std::string scheme_;

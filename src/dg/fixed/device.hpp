@@ -79,6 +79,32 @@ inline void check_launch(const char* label) {
 #endif
 }
 
+/// Launches a kernel functor f with policy pol (then check_launch). On CUDA, Kokkos passes a
+/// functor of 512 bytes or more (every stage kernel's) through its one constant-memory buffer,
+/// and each such launch first waits on the host for the previous one to finish with it: the
+/// host cannot queue a stage ahead, and the GPU idles between stages while the host wakes,
+/// copies the functor and launches (docs/performance.md). With Kokkos' HintLightWeight a
+/// functor under the 4 KB kernel-parameter limit travels as the kernel's parameters instead
+/// (also a constant bank: table reads with compile-time indices stay LDC), and launches queue
+/// without waiting. Larger functors keep the constant-memory launch (the global-memory one
+/// would read the tables through L1).
+template <class Pol, class F>
+inline void launch_kernel(const char* label, const Pol& pol, const F& f) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  // The launched driver holds the functor, the policy and a few sizes and pointers.
+  if constexpr (sizeof(F) + sizeof(Pol) + 256 <= 4096) {
+    Kokkos::parallel_for(
+        label,
+        Kokkos::Experimental::require(pol, Kokkos::Experimental::WorkItemProperty::HintLightWeight),
+        f);
+    check_launch(label);
+    return;
+  }
+#endif
+  Kokkos::parallel_for(label, pol, f);
+  check_launch(label);
+}
+
 /// Kernels that carry their 1-D tables by value on GPUs (QuadraturePencilPath::ConstTables), so
 /// that they live where Kokkos puts the functor, in constant memory: a contraction with
 /// compile-time indices reads its table entries through the constant cache (LDC, a broadcast)

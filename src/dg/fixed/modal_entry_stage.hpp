@@ -357,8 +357,7 @@ struct ModalEntryPath : Tensor<P, Q> {
     // 128 threads measured fastest on the H100 for p = 3..7 (docs/performance.md).
     const int threads = a.variant.team_size > 0 ? a.variant.team_size : 128;
     const TeamPolicy pol = policy<Q>(a.space, (n + ne - 1) / ne, bytes, k, threads);
-    Kokkos::parallel_for(traces_only ? "dg::fixed::modal_traces" : "dg::fixed::modal_stage", pol,
-                         k);
+    launch_kernel(traces_only ? "dg::fixed::modal_traces" : "dg::fixed::modal_stage", pol, k);
   }
 };
 

@@ -847,14 +847,16 @@ struct ModalPencilPath : Tensor<P, Q> {
   }
 
   /// Teams per SM the pencil kernel is bounded to by default (0: unbounded), measured on the
-  /// H100 (dgbench stage --pencil-bounds 0,3,4,5,6,8; docs/performance.md): advection 64
-  /// registers (70 to 74 without bounds: 7 teams of 128 threads per SM, 8 with; at p = 7 4.8e10
-  /// DOF-stages/s against 4.6e10 unbounded);
-  /// advection-diffusion, 96 to 254 registers without bounds, capped at 96 (p = 4, 5), 128
-  /// (p = 6) and 168 (p = 7, 8), which spills a little and lets more teams in.
+  /// H100 with the kernel parameters carrying the functor (launch_kernel; dgbench stage
+  /// --pencil-bounds 0,4,5,6,8; docs/performance.md): advection 64 registers (70 to 74 without
+  /// bounds: 7 teams of 128 threads per SM, 8 with; within 2% of unbounded at p = 3..7);
+  /// advection-diffusion, 96 to 254 registers without bounds, capped at 96 (p = 4) and 128
+  /// (p = 6, 7), which spills a little and lets more teams in; unbounded at p = 5, where the
+  /// cap of 96 spilled 144 bytes a thread (2.56e10 DOF-stages/s against 2.77e10 unbounded),
+  /// and at p = 8 capped at 168 (not measured since).
   static constexpr int pencil_min_blocks_default(bool diffusion) {
     if (!diffusion) return 8;
-    return P <= 4 ? 0 : (P <= 6 ? 5 : (P == 7 ? 4 : 3));
+    return P <= 4 || P == 6 ? 0 : (P == 5 ? 5 : (P <= 8 ? 4 : 3));
   }
 
   /// The pencil kernel with the variant's launch bounds. Where the order's default bounds
@@ -933,8 +935,7 @@ struct ModalPencilPath : Tensor<P, Q> {
     DG_VERIFY(pol.team_size() >= 1, "pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
                                                           << "): no team size fits on this device");
     const char* label = traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage";
-    Kokkos::parallel_for(label, pol, k);
-    check_launch(label);
+    launch_kernel(label, pol, k);
   }
 };
 

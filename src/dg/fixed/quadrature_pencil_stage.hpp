@@ -1299,8 +1299,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
               "quadrature pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
                                                << "): no team size fits on this device");
     const char* label = traces_only ? "dg::fixed::qpencil_traces" : "dg::fixed::qpencil_stage";
-    Kokkos::parallel_for(label, pol, k);
-    check_launch(label);
+    launch_kernel(label, pol, k);
   }
 };
 

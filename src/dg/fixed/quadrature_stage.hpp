@@ -306,7 +306,7 @@ struct QuadraturePath : Tensor<P, Q> {
             recompute || a.pde.advection.kind == physics::Advection::rotation, 0};
     const size_t bytes = sizeof(double) * Stage::scratch_doubles(a.pde.diffusion.nu > 0.0) + 512;
     const TeamPolicy pol = policy<Q>(a.space, n, bytes, k, a.variant.team_size);
-    Kokkos::parallel_for(traces_only ? "dg::fixed::traces" : "dg::fixed::stage", pol, k);
+    launch_kernel(traces_only ? "dg::fixed::traces" : "dg::fixed::stage", pol, k);
   }
 };
 
