@@ -531,9 +531,8 @@ void DGOperator::allocate_trace_next() {
 void DGOperator::prepare(bool emit_traces) {
   const ElementBlock& b = *block_;
   if (!uses_fixed_kernels()) return;
-  fixed::StageArgs a =
-      stage_args(b, pde_, 0.0, Epilogue(), all_elems_, points_, variant_, has_dirichlet_,
-                 modal_path());
+  fixed::StageArgs a = stage_args(b, pde_, 0.0, Epilogue(), all_elems_, points_, variant_,
+                                  has_dirichlet_, modal_path());
   pencil_args(a); // records, per-point tables
   if (a.modal_linear && linear_count_ != b.nelem) {
     // The lists of linear and other elements (fixed_stages) and the others' tables.

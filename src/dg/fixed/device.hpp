@@ -106,7 +106,7 @@ inline void launch_kernel(const char* label, const Pol& pol, const F& f) {
 }
 
 /// Kernels that carry their 1-D tables by value on GPUs (QuadraturePencilPath::ConstTables), so
-/// that they live where Kokkos puts the functor, in constant memory: a contraction with
+/// that they live where the functor goes, a constant bank (launch_kernel): a contraction with
 /// compile-time indices reads its table entries through the constant cache (LDC, a broadcast)
 /// instead of a shared-memory load each. Entries indexed by a thread's own pencil stay in team
 /// scratch, where different addresses cost no replay.
