@@ -230,6 +230,15 @@ namespace {
 /// register filled with NaN, against the five stages taken one by one (store epilogue,
 /// reg = a reg + dt R, u += b reg on the host, the register starting at 0); also the register
 /// the step leaves against the reference's after stage 4 (the last stage does not store it).
+/// A stage case: --set lines on stage_yaml and a kernel variant, named.
+struct StepCase {
+  std::vector<std::string> sets;
+  KernelVariant v;
+  const char* what;
+};
+/// stage_yaml's box undeformed and periodic (the modal path).
+const std::string affine_box = "mesh.box=-nx 3 -ny 3 -nz 2 -shuffle 5 -periodic xyz";
+
 void check_step_against_stages(const io::Config& cfg, const KernelVariant& v) {
   Solver s(cfg, MPI_COMM_WORLD);
   s.initialize();
@@ -276,17 +285,12 @@ void check_step_against_stages(const io::Config& cfg, const KernelVariant& v) {
 TEST_CASE("an LSRK step equals its stages one by one; its first stage reads no register, its last "
           "stores none",
           "[unit][fixed]") {
-  const std::string affine = "mesh.box=-nx 3 -ny 3 -nz 2 -shuffle 5 -periodic xyz";
+  const std::string& affine = affine_box;
   const std::string linear = "physics.velocity=[\"0.7+0.5*y\", \"-0.4+0.3*z\", \"0.3+0.2*x\"]";
-  struct Case {
-    std::vector<std::string> sets;
-    KernelVariant v;
-    const char* what;
-  };
   KernelVariant runtime, entry;
   runtime.fixed_order = false;
   entry.modal_pencil = false;
-  const std::vector<Case> cases = {
+  const std::vector<StepCase> cases = {
       {{affine, "physics.diffusivity=0"}, {}, "affine, modal pencil"},
       {{affine, "physics.diffusivity=0"}, entry, "affine, modal entry-wise"},
       {{affine}, {}, "affine, advection-diffusion"},
@@ -295,7 +299,7 @@ TEST_CASE("an LSRK step equals its stages one by one; its first stage reads no r
       {{"physics.diffusivity=0", "discretization.quadrature_points=4"}, {}, "warped, q = p + 1"},
       {{}, {}, "warped, advection-diffusion"},
       {{}, runtime, "warped, run-time-sized kernels"}};
-  for (const Case& c : cases) {
+  for (const StepCase& c : cases) {
     std::vector<std::string> sets = c.sets;
     sets.push_back("discretization.order=3");
     INFO(c.what);
@@ -310,22 +314,17 @@ TEST_CASE("steps after DGOperator::prepare equal steps that build their set-up o
   // buffer); the stages build each on first use otherwise. Both must give the same steps: the
   // modal, linear-velocity (all linear, and with the mixed-face elements on the quadrature
   // pencil path), quadrature pencil (q = p + 2 and p + 1) and run-time-sized paths.
-  const std::string affine = "mesh.box=-nx 3 -ny 3 -nz 2 -shuffle 5 -periodic xyz";
+  const std::string& affine = affine_box;
   const std::vector<std::string> rotation = {"mesh.box=-nx 3 -ny 3 -nz 2 -shuffle 5",
                                              "physics.velocity_field=rotation",
                                              "physics.angular_velocity=1.3",
                                              "physics.rotation_center=[0.4, 0.55, 0.5]",
                                              "boundary.default=dirichlet",
                                              "physics.diffusivity=0"};
-  struct Case {
-    std::vector<std::string> sets;
-    KernelVariant v;
-    const char* what;
-  };
   KernelVariant runtime, unmixed;
   runtime.fixed_order = false;
   unmixed.modal_linear_mixed = false;
-  const std::vector<Case> cases = {
+  const std::vector<StepCase> cases = {
       {{affine, "physics.diffusivity=0"}, {}, "affine, modal pencil"},
       {{affine}, {}, "affine, advection-diffusion"},
       {rotation, {}, "rotation, mixed faces"},
@@ -333,7 +332,7 @@ TEST_CASE("steps after DGOperator::prepare equal steps that build their set-up o
       {{"physics.diffusivity=0"}, {}, "warped, quadrature pencil"},
       {{"physics.diffusivity=0", "discretization.quadrature_points=4"}, {}, "warped, q = p + 1"},
       {{}, runtime, "warped, run-time-sized kernels"}};
-  for (const Case& c : cases) {
+  for (const StepCase& c : cases) {
     std::vector<std::string> sets = c.sets;
     sets.push_back("discretization.order=3");
     INFO(c.what);
