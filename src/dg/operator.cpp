@@ -485,10 +485,7 @@ void DGOperator::compute_traces() {
   const ElementBlock& b = *block_;
   traces_current_ = false;
   if (uses_fixed_kernels()) {
-    fixed::StageArgs a = stage_args(b, pde_, 0.0, Epilogue(), all_elems_, points_, variant_,
-                                    has_dirichlet_, modal_path());
-    pencil_args(a);
-    fixed::traces(b.order, a, b.trace);
+    fixed::traces(b.order, fixed_stage_args(0.0, all_elems_, Epilogue()), b.trace);
   } else {
     const size_t bytes = trace_scratch_bytes(b.P, b.Q);
     TraceKernel k{b.u,
@@ -531,9 +528,8 @@ void DGOperator::allocate_trace_next() {
 void DGOperator::prepare(bool emit_traces) {
   const ElementBlock& b = *block_;
   if (!uses_fixed_kernels()) return;
-  fixed::StageArgs a = stage_args(b, pde_, 0.0, Epilogue(), all_elems_, points_, variant_,
-                                  has_dirichlet_, modal_path());
-  pencil_args(a); // records, per-point tables
+  // Records and per-point tables (pencil_args); no traces emitted (a store epilogue).
+  const fixed::StageArgs a = fixed_stage_args(0.0, all_elems_, Epilogue());
   if (a.modal_linear && linear_count_ != b.nelem) {
     // The lists of linear and other elements (fixed_stages) and the others' tables.
     for (const IView1& l : {b.inner_elems, b.halo_elems, all_elems_})
@@ -543,7 +539,6 @@ void DGOperator::prepare(bool emit_traces) {
     qpencil_args(rest);
   }
   if (emit_traces) allocate_trace_next();
-  Kokkos::fence();
 }
 
 void DGOperator::generic_stage(const IView1& elems, const Epilogue& ep, const ExecSpace& space) {
