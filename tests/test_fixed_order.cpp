@@ -611,6 +611,8 @@ TEST_CASE("modal path with a velocity affine in space equals the run-time-sized 
         generic.fixed_order = false;
         modal3.modal_elems = 3; // several elements per team, a short last batch
         modal3.pencil_min_blocks = 0;
+        modal.modal_linear_registers = 1;  // GPUs: F_0 in registers, ...
+        modal3.modal_linear_registers = 0; // ... and in scratch
         qpencil.modal_linear = false;
         s.op().set_variant(qpencil);
         CHECK(!s.op().modal_path());

@@ -82,6 +82,10 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.modal_pencil = false;
   else if (var == "modal-linear-unmixed")
     v.modal_linear_mixed = false;
+  else if (var == "modal-linear-scratch")
+    v.modal_linear_registers = 0;
+  else if (var == "modal-linear-registers")
+    v.modal_linear_registers = 1;
   else if (var == "modal") {
     v.modal_diffusion = true;
     v.modal_diffusion_max_order = fixed::max_order;
@@ -89,7 +93,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     throw InputError("dgbench stage: --variants " + var +
                      ": valid are fused, blocked, entry, recompute, separate, runtime, "
                      "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-modal-rhs, "
-                     "qpencil-both-sides, modal, modal-entry, modal-linear-unmixed");
+                     "qpencil-both-sides, modal, modal-entry, modal-linear-unmixed, "
+                     "modal-linear-scratch, modal-linear-registers");
 }
 
 int stage(Options& o) {
@@ -121,7 +126,10 @@ int stage(Options& o) {
       "weight-adjusted inverse mass instead of the collocated passes), qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
       "those the upwind flux takes), modal-linear-unmixed (a velocity affine in space: elements "
-      "with faces where a . n changes sign through the quadrature pencil path), modal "
+      "with faces where a . n changes sign through the quadrature pencil path), "
+      "modal-linear-scratch / modal-linear-registers (a velocity affine in space on GPUs: the "
+      "flux F_0 and the upwind face coefficients in team scratch / in registers and the "
+      "neighbours' slots, instead of the order's default), modal "
       "(advection-diffusion "
       "on affine meshes through the modal SIPG path, the default)");
   const std::vector<int> qoffsets =

@@ -111,6 +111,12 @@ struct KernelVariant {
   /// face modes each stage (fixed::modal_mixed_fluxes). false: elements with such faces take
   /// the quadrature pencil path (dgbench stage --variants modal-linear-unmixed).
   bool modal_linear_mixed = true;
+  /// ... on GPUs: 1, each thread keeps its pencil of the flux F_0 in registers and the upwind
+  /// side's face coefficients share the neighbours' slots (less team scratch per element, one
+  /// more barrier); 0, both in team scratch, as on CPUs; -1, the order's default
+  /// (ModalPencilPath::linear_registers_default; dgbench stage --variants
+  /// modal-linear-registers, modal-linear-scratch).
+  int modal_linear_registers = -1;
   /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up
   /// to order modal_diffusion_max_order. With the pencil kernel it is faster than the
   /// quadrature path at every measured order: on the H100 1.3 to 2.9x over the entry-wise modal

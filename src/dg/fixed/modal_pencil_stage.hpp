@@ -60,7 +60,7 @@ struct ModalPencilPath : Tensor<P, Q> {
   /// the upwind flux is that linear function times one side's trace, formed the same way.
   /// Two passes (the fluxes and the upwind side's face coefficients, then the face fluxes)
   /// replace the face pass; the volume pass contracts F_d instead of c_d U.
-  template <bool DIFF, bool LIN = false>
+  template <bool DIFF, bool LIN = false, bool REG = true>
   struct ModalPencil : ModalFields {
     static_assert(!(DIFF && LIN), "the linear-velocity kernel is for advection");
 
@@ -75,15 +75,28 @@ struct ModalPencilPath : Tensor<P, Q> {
     static constexpr int TD = DIFF ? 2 * P2 + 2 * P : (LIN ? P2 + 2 * P : P2 + P);
     /// Element: U, R, Fm (neighbour's values, then fluxes), with diffusion Gn (neighbour's
     /// normal gradients), TU, TN (own face values and normal derivatives), Dl (symmetry jumps);
-    /// LIN: UP (the upwind side's face coefficients, 6 P^2) and F3 (F_0, F_1, F_2); the record
-    /// at RS.
+    /// LIN: UP (the upwind side's face coefficients, 6 P^2; in Fm with LREG) and F3 (F_0, F_1,
+    /// F_2; F_1, F_2 with LREG); the record at RS.
     /// States in scratch with x-rows of PX doubles: P + 1 where P is a multiple of 8, so that
     /// the pencils of neighbouring threads do not fall on the same shared-memory banks.
     static constexpr int PX = P % 8 == 0 ? P + 1 : P, PY = PX * P, UX = PY * P;
-    static constexpr int OUP = 2 * UX + (DIFF ? 5 : 1) * 6 * P2, OF3 = OUP + (LIN ? 6 * P2 : 0);
+    /// LIN on GPUs (LREG): the launch gives each (element, pencil) of a pass its own thread
+    /// (launch_pencil), so that F_0, which the thread of x-pencil (j, l) forms and then alone
+    /// contracts, stays in its registers from the flux pass to the volume pass, and the upwind
+    /// side's face coefficients take the neighbours' slots in Fm (the face fluxes, which read
+    /// four neighbouring coefficients each, are held in registers over one more barrier):
+    /// 2 UX + 6 P^2 doubles less scratch per element than with F_0 and UP in scratch (CPUs,
+    /// whose one thread runs every pencil of a pass).
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    static constexpr bool LREG = LIN && REG; // REG = false: KernelVariant::modal_linear_registers
+#else
+    static constexpr bool LREG = false;
+#endif
+    static constexpr int OFM = 2 * UX, OUP = LREG ? OFM : OFM + (DIFF ? 5 : 1) * 6 * P2,
+                         OF3 = OFM + (DIFF ? 5 : 1) * 6 * P2 + (LIN && !LREG ? 6 * P2 : 0);
     /// ... and per face the neighbour's orientation signs by the parities of (a, b), SG
     /// doubles after the record.
-    static constexpr int RS = OF3 + (LIN ? 3 * UX : 0), SG = 24;
+    static constexpr int RS = OF3 + (LIN ? (LREG ? 2 : 3) * UX : 0), SG = 24;
     static constexpr int ED = RS + GR + SG;
     /// Team scratch: the tables; one element buffer (ne ED), two when a team takes several
     /// batches (the next batch is loaded into the other); three buffers of neighbour words
@@ -128,6 +141,19 @@ struct ModalPencilPath : Tensor<P, Q> {
       t1 = even + odd;
       n0 = dodd - deven;
       n1 = deven + dodd;
+    }
+
+    /// f(idx) for each (element, pencil) index idx < n: with LREG each thread its own index (the
+    /// launch makes the team that large), so that the local arrays a thread keeps from one pass
+    /// to the next stay in its registers; else through the team's threads.
+    template <class F>
+    KOKKOS_FORCEINLINE_FUNCTION static void pencils(const TeamMember& team, int n, const F& f) {
+      if constexpr (LREG) {
+        const int idx = team.team_rank();
+        if (idx < n) f(idx);
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), f);
+      }
     }
 
     /// The values at the six faces (0..5) of face coefficient (a, b) of U; E: E_1.
@@ -284,15 +310,16 @@ struct ModalPencilPath : Tensor<P, Q> {
     }
 
     /// LIN, step 2 of compute: (a) one thread per x-pencil (j, l) and face coefficient
-    /// (a, b) = (j, l) of each element: F_d = c0_d u + sum_e C(d, e) X_e u on the pencil into F3,
-    /// and each face's upwind side's coefficient (this element's face value, or the neighbour's
-    /// as copied and re-oriented) into UP; (b) after a barrier, the face flux coefficients
-    /// -(al + be X_a + ga X_b) UP into Fm; boundary data faces that are read hold their flux
-    /// already (modal_boundary_data with (a . n) dS). X holds X(i, i + 1).
+    /// (a, b) = (j, l) of each element: F_d = c0_d u + sum_e C(d, e) X_e u on the pencil into F3
+    /// (F_0 into f0 with LREG), and each face's upwind side's coefficient (this element's face
+    /// value, or the neighbour's as copied and re-oriented) into UP; (b) after a barrier, the
+    /// face flux coefficients -(al + be X_a + ga X_b) UP into Fm (with LREG, where UP is Fm,
+    /// after one more barrier); boundary data faces that are read hold their flux already
+    /// (modal_boundary_data with (a . n) dS). X holds X(i, i + 1).
     KOKKOS_FORCEINLINE_FUNCTION void linear_fluxes(const TeamMember& team, const double* E,
                                                    const double* X, double* base,
-                                                   const long long* wds, int nl) const {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+                                                   const long long* wds, int nl, double* f0) const {
+      pencils(team, nl * P2, [&](int idx) {
         const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
         const double* U = base + k * ED;
         const double* rec = U + RS;
@@ -316,9 +343,14 @@ struct ModalPencilPath : Tensor<P, Q> {
               (i > 0 ? X[i - 1] * u0[i - 1] : 0.0) + (i < P - 1 ? X[i] * u0[i + 1] : 0.0);
           const double xy = xym * ym[i] + xyp * yp[i], xz = xzm * zm[i] + xzp * zp[i];
           DG_UNROLL
-          for (int d = 0; d < 3; ++d)
-            F3[d * UX + i] =
+          for (int d = 0; d < 3; ++d) {
+            const double v =
                 rec[d] * u0[i] + rec[4 + 3 * d] * xx + rec[5 + 3 * d] * xy + rec[6 + 3 * d] * xz;
+            if (LREG && d == 0)
+              f0[i] = v;
+            else
+              F3[(LREG ? d - 1 : d) * UX + i] = v;
+          }
         }
         // Faces: this element's values, or the neighbour's coefficient re-oriented.
         const int a = j, b = l, ab = jl;
@@ -337,11 +369,12 @@ struct ModalPencilPath : Tensor<P, Q> {
         }
       });
       team.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+      double fl[LREG ? 6 : 1]; // LREG: the face fluxes until every thread has read UP
+      pencils(team, nl * P2, [&](int idx) {
         const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
         const double* rec = base + k * ED + RS;
         const double* UP = base + k * ED + OUP;
-        double* Fm = base + k * ED + 2 * UX;
+        double* Fm = base + k * ED + OFM;
         const double xam = a > 0 ? X[a - 1] : 0.0, xap = a < P - 1 ? X[a] : 0.0;
         const double xbm = b > 0 ? X[b - 1] : 0.0, xbp = b < P - 1 ? X[b] : 0.0;
         const int am = a > 0 ? ab - 1 : ab, ap = a < P - 1 ? ab + 1 : ab;
@@ -349,17 +382,30 @@ struct ModalPencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int f = 0; f < 6; ++f) {
           const long long w = wds[6 * k + f];
+          double v;
           if ((w >> word_present) & (w >> word_read) & (w >> word_data) & 1) {
-            Fm[f * P2 + ab] = -Fm[f * P2 + ab];
-            continue;
+            v = -Fm[f * P2 + ab];
+          } else {
+            double al, be, ga;
+            linear_face_flux(rec, f, al, be, ga);
+            const double* V = UP + f * P2;
+            v = -(al * V[ab] + be * (xam * V[am] + xap * V[ap]) + ga * (xbm * V[bm] + xbp * V[bp]));
           }
-          double al, be, ga;
-          linear_face_flux(rec, f, al, be, ga);
-          const double* V = UP + f * P2;
-          Fm[f * P2 + ab] =
-              -(al * V[ab] + be * (xam * V[am] + xap * V[ap]) + ga * (xbm * V[bm] + xbp * V[bp]));
+          if (LREG)
+            fl[LREG ? f : 0] = v;
+          else
+            Fm[f * P2 + ab] = v;
         }
       });
+      if (LREG) {
+        team.team_barrier();
+        pencils(team, nl * P2, [&](int idx) {
+          double* Fm = base + (idx / P2) * ED + OFM + idx % P2;
+          DG_UNROLL
+          for (int f = 0; f < 6; ++f)
+            Fm[f * P2] = fl[LREG ? f : 0];
+        });
+      }
     }
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
@@ -573,8 +619,9 @@ struct ModalPencilPath : Tensor<P, Q> {
         face_values(team, E, dE, base, nl);
         team.team_barrier();
       }
+      double f0[LREG ? P : 1]; // LREG: this thread's pencil of F_0
       if (LIN) {
-        linear_fluxes(team, E, K, base, wds, nl);
+        linear_fluxes(team, E, K, base, wds, nl, f0);
       } else {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
           const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
@@ -626,7 +673,7 @@ struct ModalPencilPath : Tensor<P, Q> {
 
       // 3. Volume and lifted face terms, M^{-1}: one thread per x-pencil (j, l) of an element,
       //    its P results accumulated in registers.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
+      pencils(team, nl * P2, [&](int idx) {
         const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
         const double* U = base + k * ED;
         double* R = base + k * ED + UX + PX * jl;
@@ -643,7 +690,7 @@ struct ModalPencilPath : Tensor<P, Q> {
           double u0[P];
           DG_UNROLL
           for (int q = 0; q < P; ++q)
-            u0[q] = Ux[PX * jl + q];
+            u0[q] = LREG ? f0[LREG ? q : 0] : Ux[PX * jl + q];
           const double fx0 = Fm[jl], fx1 = Fm[P2 + jl];
           const double g00 = DIFF ? nu * G[0] : 0.0;
           DG_UNROLL
@@ -659,8 +706,9 @@ struct ModalPencilPath : Tensor<P, Q> {
         }
         // y and z: one row of S (and K) each; with diffusion the contractions S U along y and
         // z (vy, vz) and S^T U (wy, wz) feed the x-y and x-z cross terms.
-        const double* Uy = (LIN ? F3 + UX : U) + PY * l;     // U(i, q, l) = Uy[i + PX q]
-        const double* Uz = (LIN ? F3 + 2 * UX : U) + PX * j; // U(i, j, q) = Uz[i + PY q]
+        const double* F12 = F3 + (LREG ? 0 : UX);         // F_1, then F_2
+        const double* Uy = (LIN ? F12 : U) + PY * l;      // U(i, q, l) = Uy[i + PX q]
+        const double* Uz = (LIN ? F12 + UX : U) + PX * j; // U(i, j, q) = Uz[i + PY q]
         if (!DIFF) {
           // S(j, q) vanishes unless j + q is odd: half the rows along y and z.
           for_parity((j + 1) & 1, [&](int q) {
@@ -885,55 +933,90 @@ struct ModalPencilPath : Tensor<P, Q> {
     launch_pencil<DIFF, 0>(a, traces_only, out);
   }
 
-  /// The kernel with a velocity affine in space (advection; StageArgs::modal_linear), built with
-  /// the default launch bounds (8 teams per SM) and without; its traces are those of the
+  /// The kernel with a velocity affine in space (advection; StageArgs::modal_linear), on GPUs
+  /// with F_0 in registers or in scratch (KernelVariant::modal_linear_registers), each built
+  /// with launch bounds of 8 teams per SM and without; its traces are those of the
   /// constant-velocity kernel.
   static void launch_linear(const StageArgs& a, bool traces_only, const View4& out) {
     if (traces_only) return launch_pencil<false>(a, true, out);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= pencil_bounds_max_order) {
-      const int m = pencil_min_blocks(a.variant, false);
+      const int r = a.variant.modal_linear_registers;
+      const bool regs = r > 0 || (r < 0 && linear_registers_default);
+      const int m = a.variant.pencil_min_blocks < 0 && regs && !linear_registers_bounded
+                        ? 0
+                        : pencil_min_blocks(a.variant, false);
       DG_VERIFY(m == 0 || m == 8,
                 "pencil_min_blocks " << m << " with a linear velocity: valid are 0, 8");
+      if (!regs) {
+        if (m == 8) return launch_pencil<false, 8, true, false>(a, false, out);
+        return launch_pencil<false, 0, true, false>(a, false, out);
+      }
       if (m == 8) return launch_pencil<false, 8, true>(a, false, out);
     }
 #endif
     launch_pencil<false, 0, true>(a, false, out);
   }
 
+  /// Whether the linear-velocity kernel keeps F_0 in registers by default on GPUs
+  /// (ModalPencil::LREG), and with the default launch bounds (8 teams per SM) or none: measured
+  /// on the H100 (dgbench stage --physics advection-linear --variants
+  /// modal-linear-registers,modal-linear-scratch --pencil-bounds 0,8, docs/performance.md),
+  /// 1.09x at p = 3 (bounded) and 1.07x at p = 7 (unbounded) over the kernel with F_0 in
+  /// scratch; at p = 4 to 6 the registers spill (64 registers, 8 teams per SM) or the teams
+  /// that fit do not make up for them (0.92 to 0.96x). The scratch kernel runs unbounded from
+  /// p = 5: its teams do not fit 8 to an SM.
+  static constexpr bool linear_registers_default = P <= 4 || P == 8;
+  static constexpr bool linear_registers_bounded = P != 8;
+
   /// One launch with bounds MINB (the unbounded kernel where the order's default bounds leave
   /// no team size that fits this device).
-  template <bool DIFF, int MINB, bool LIN = false>
+  template <bool DIFF, int MINB, bool LIN = false, bool REG = true>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
     using Pol = std::conditional_t<
         MINB == 0, TeamPolicy,
         Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<pencil_threads, MINB>>>;
     const int n = static_cast<int>(a.elems.extent(0));
-    using Kernel = ModalPencil<DIFF, LIN>;
+    using Kernel = ModalPencil<DIFF, LIN, REG>;
     const int batches = pencil_batches(a.variant);
     int ne = pencil_elems(a.variant, DIFF);
     // With two element buffers, fewer elements per team where they would not fit into the
     // 48 KB of level-0 scratch.
+    const int cap =
+        a.variant.team_size > 0 ? a.variant.team_size : (MINB > 0 ? pencil_threads : 256);
     if (a.variant.modal_elems <= 0)
-      while (ne > 1 && sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256 > 48 * 1024)
+      while (ne > 1 && (sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256 > 48 * 1024 ||
+                        (Kernel::LREG && ne * P2 > cap)))
         --ne;
     DG_VERIFY(a.modal_rec.extent(0) == a.block->u.extent(0) &&
                   a.modal_words.extent(0) == a.block->u.extent(0),
               "pencil kernel without its per-element records (DGOperator builds them)");
     Kernel k = modal_kernel<Kernel>(a, traces_only, out, ne);
     k.batches = batches;
-    const size_t bytes = sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256;
-    const int threads = a.variant.team_size > 0
-                            ? a.variant.team_size
-                            : std::min(MINB > 0 ? pencil_threads : 256, (ne * P2 + 31) / 32 * 32);
-    const int nb = (n + ne - 1) / ne;
-    const Pol pol =
-        policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes, k, threads);
+    size_t bytes = sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256;
+    const int threads = a.variant.team_size > 0 ? cap : std::min(cap, (ne * P2 + 31) / 32 * 32);
+    int nb = (n + ne - 1) / ne;
+    Pol pol = policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes, k, threads);
+    if (Kernel::LREG && pol.team_size() >= P2 && pol.team_size() < ne * P2 &&
+        a.variant.modal_elems <= 0) {
+      // The device gave fewer threads than asked for: fewer elements, one thread per pencil.
+      ne = pol.team_size() / P2;
+      k = modal_kernel<Kernel>(a, traces_only, out, ne);
+      k.batches = batches;
+      bytes = sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256;
+      nb = (n + ne - 1) / ne;
+      pol =
+          policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes, k, pol.team_size());
+    }
     if constexpr (MINB > 0)
       if (pol.team_size() < 1 && a.variant.pencil_min_blocks < 0)
-        return launch_pencil<DIFF, 0, LIN>(a, traces_only, out);
+        return launch_pencil<DIFF, 0, LIN, REG>(a, traces_only, out);
     DG_VERIFY(pol.team_size() >= 1, "pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
                                                           << "): no team size fits on this device");
+    DG_VERIFY(!Kernel::LREG || pol.team_size() >= ne * P2,
+              "linear-velocity pencil kernel (p = "
+                  << P - 1 << "): " << ne << " elements of " << P2
+                  << " pencils need as many threads, the team has " << pol.team_size());
     const char* label = traces_only ? "dg::fixed::pencil_traces" : "dg::fixed::pencil_stage";
     launch_kernel(label, pol, k);
   }
