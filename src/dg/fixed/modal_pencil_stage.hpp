@@ -980,8 +980,8 @@ struct ModalPencilPath : Tensor<P, Q> {
     using Kernel = ModalPencil<DIFF, LIN, REG>;
     const int batches = pencil_batches(a.variant);
     int ne = pencil_elems(a.variant, DIFF);
-    // With two element buffers, fewer elements per team where they would not fit into the
-    // 48 KB of level-0 scratch.
+    // Fewer elements per team where they would not fit into the 48 KB of level-0 scratch (two
+    // element buffers) or, with F_0 in registers, not one thread per pencil into the team.
     const int cap =
         a.variant.team_size > 0 ? a.variant.team_size : (MINB > 0 ? pencil_threads : 256);
     if (a.variant.modal_elems <= 0)
