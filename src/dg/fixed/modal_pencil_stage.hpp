@@ -85,7 +85,7 @@ struct ModalPencilPath : Tensor<P, Q> {
     /// contracts, stays in its registers from the flux pass to the volume pass, and the upwind
     /// side's face coefficients take the neighbours' slots in Fm (the face fluxes, which read
     /// four neighbouring coefficients each, are held in registers over one more barrier):
-    /// 2 UX + 6 P^2 doubles less scratch per element than with F_0 and UP in scratch (CPUs,
+    /// UX + 6 P^2 doubles less scratch per element than with F_0 and UP in scratch (CPUs,
     /// whose one thread runs every pencil of a pass).
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     static constexpr bool LREG = LIN && REG; // REG = false: KernelVariant::modal_linear_registers
