@@ -980,33 +980,31 @@ struct ModalPencilPath : Tensor<P, Q> {
     using Kernel = ModalPencil<DIFF, LIN, REG>;
     const int batches = pencil_batches(a.variant);
     int ne = pencil_elems(a.variant, DIFF);
+    auto bytes = [&](int m) { return sizeof(double) * Kernel::scratch_doubles(m, batches) + 256; };
     // Fewer elements per team where they would not fit into the 48 KB of level-0 scratch (two
     // element buffers) or, with F_0 in registers, not one thread per pencil into the team.
     const int cap =
         a.variant.team_size > 0 ? a.variant.team_size : (MINB > 0 ? pencil_threads : 256);
     if (a.variant.modal_elems <= 0)
-      while (ne > 1 && (sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256 > 48 * 1024 ||
-                        (Kernel::LREG && ne * P2 > cap)))
+      while (ne > 1 && (bytes(ne) > 48 * 1024 || (Kernel::LREG && ne * P2 > cap)))
         --ne;
     DG_VERIFY(a.modal_rec.extent(0) == a.block->u.extent(0) &&
                   a.modal_words.extent(0) == a.block->u.extent(0),
               "pencil kernel without its per-element records (DGOperator builds them)");
-    Kernel k = modal_kernel<Kernel>(a, traces_only, out, ne);
-    k.batches = batches;
-    size_t bytes = sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256;
-    const int threads = a.variant.team_size > 0 ? cap : std::min(cap, (ne * P2 + 31) / 32 * 32);
-    int nb = (n + ne - 1) / ne;
-    Pol pol = policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes, k, threads);
+    // The kernel for ne elements per team and its policy asking for `threads` threads.
+    Kernel k;
+    auto configure = [&](int threads) {
+      k = modal_kernel<Kernel>(a, traces_only, out, ne);
+      k.batches = batches;
+      const int nb = (n + ne - 1) / ne;
+      return policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes(ne), k, threads);
+    };
+    Pol pol = configure(a.variant.team_size > 0 ? cap : std::min(cap, (ne * P2 + 31) / 32 * 32));
     if (Kernel::LREG && pol.team_size() >= P2 && pol.team_size() < ne * P2 &&
         a.variant.modal_elems <= 0) {
       // The device gave fewer threads than asked for: fewer elements, one thread per pencil.
       ne = pol.team_size() / P2;
-      k = modal_kernel<Kernel>(a, traces_only, out, ne);
-      k.batches = batches;
-      bytes = sizeof(double) * Kernel::scratch_doubles(ne, batches) + 256;
-      nb = (n + ne - 1) / ne;
-      pol =
-          policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes, k, pol.team_size());
+      pol = configure(pol.team_size());
     }
     if constexpr (MINB > 0)
       if (pol.team_size() < 1 && a.variant.pencil_min_blocks < 0)
