@@ -534,9 +534,7 @@ void DGOperator::prepare(bool emit_traces) {
     // The lists of linear and other elements (fixed_stages) and the others' tables.
     for (const IView1& l : {b.inner_elems, b.halo_elems, all_elems_})
       if (l.extent(0) > 0) split(l);
-    fixed::StageArgs rest = a;
-    rest.modal = rest.modal_linear = false;
-    qpencil_args(rest);
+    rest_args(a);
   }
   if (emit_traces) allocate_trace_next();
 }
@@ -572,18 +570,24 @@ DGOperator::Split DGOperator::split(const IView1& elems) {
   return s;
 }
 
-void DGOperator::fixed_stages(const fixed::StageArgs& a) {
-  const ElementBlock& b = *block_;
-  if (!a.modal_linear || linear_count_ == b.nelem) return fixed::stage(b.order, a);
-  const Split s = split(a.elems);
-  fixed::StageArgs lin = a, rest = a;
-  lin.elems = s.linear;
-  lin.elems_first = -1;
-  if (s.linear.extent(0) > 0) fixed::stage(b.order, lin);
+fixed::StageArgs DGOperator::rest_args(const fixed::StageArgs& a) {
+  fixed::StageArgs rest = a;
   rest.modal = rest.modal_linear = false;
   rest.modal_rec = View2();
   rest.modal_words = LView2();
   qpencil_args(rest);
+  return rest;
+}
+
+void DGOperator::fixed_stages(const fixed::StageArgs& a) {
+  const ElementBlock& b = *block_;
+  if (!a.modal_linear || linear_count_ == b.nelem) return fixed::stage(b.order, a);
+  const Split s = split(a.elems);
+  fixed::StageArgs lin = a;
+  lin.elems = s.linear;
+  lin.elems_first = -1;
+  if (s.linear.extent(0) > 0) fixed::stage(b.order, lin);
+  fixed::StageArgs rest = rest_args(a);
   rest.elems = s.rest;
   rest.elems_first = -1;
   if (s.rest.extent(0) > 0) fixed::stage(b.order, rest);

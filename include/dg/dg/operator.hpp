@@ -290,6 +290,9 @@ private:
   void fixed_stages(const fixed::StageArgs& a);
   /// The quadrature pencil path's arguments in a (tables built on first use).
   void qpencil_args(fixed::StageArgs& a);
+  /// The arguments of the elements of a partly linear velocity that the modal kernel does not
+  /// take, from the modal stage's a: the quadrature pencil path's, without the modal records.
+  fixed::StageArgs rest_args(const fixed::StageArgs& a);
   /// Compile-time kernels exist for the block's order and points (q = p + 2; q = p + 1 on the
   /// quadrature pencil path), and no element-matrix mode.
   bool fixed_capable() const;
