@@ -226,10 +226,6 @@ TEST_CASE("LSRK stages that emit the next stage's traces give the reference answ
 }
 
 namespace {
-/// block.u after one fused LSRK(5,4) step (Solver::step) from the initial state with the
-/// register filled with NaN, against the five stages taken one by one (store epilogue,
-/// reg = a reg + dt R, u += b reg on the host, the register starting at 0); also the register
-/// the step leaves against the reference's after stage 4 (the last stage does not store it).
 /// A stage case: --set lines on stage_yaml and a kernel variant, named.
 struct StepCase {
   std::vector<std::string> sets;
@@ -239,6 +235,10 @@ struct StepCase {
 /// stage_yaml's box undeformed and periodic (the modal path).
 const std::string affine_box = "mesh.box=-nx 3 -ny 3 -nz 2 -shuffle 5 -periodic xyz";
 
+/// block.u after one fused LSRK(5,4) step (Solver::step) from the initial state with the
+/// register filled with NaN, against the five stages taken one by one (store epilogue,
+/// reg = a reg + dt R, u += b reg on the host, the register starting at 0); also the register
+/// the step leaves against the reference's after stage 4 (the last stage does not store it).
 void check_step_against_stages(const io::Config& cfg, const KernelVariant& v) {
   Solver s(cfg, MPI_COMM_WORLD);
   s.initialize();
