@@ -964,8 +964,8 @@ struct ModalPencilPath : Tensor<P, Q> {
   /// modal-linear-registers,modal-linear-scratch --pencil-bounds 0,8, docs/performance.md),
   /// 1.09x at p = 3 (bounded) and 1.07x at p = 7 (unbounded) over the kernel with F_0 in
   /// scratch; at p = 4 to 6 the registers spill (64 registers, 8 teams per SM) or the teams
-  /// that fit do not make up for them (0.92 to 0.96x). The scratch kernel runs unbounded from
-  /// p = 5: its teams do not fit 8 to an SM.
+  /// that fit do not make up for them (0.93 to 0.97x of the default). The scratch kernel runs
+  /// unbounded from p = 5: its teams do not fit 8 to an SM.
   static constexpr bool linear_registers_default = P <= 4 || P == 8;
   static constexpr bool linear_registers_bounded = P != 8;
 
