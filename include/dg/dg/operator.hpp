@@ -114,7 +114,8 @@ struct KernelVariant {
   /// ... on GPUs: 1, each thread keeps its pencil of the flux F_0 in registers and the upwind
   /// side's face coefficients share the neighbours' slots (less team scratch per element, one
   /// more barrier); 0, both in team scratch, as on CPUs; -1, the order's default
-  /// (ModalPencilPath::linear_registers_default; dgbench stage --variants
+  /// (ModalPencilPath::linear_registers_default, with linear_min_blocks_default teams per SM
+  /// unless pencil_min_blocks says otherwise; dgbench stage --variants
   /// modal-linear-registers, modal-linear-scratch).
   int modal_linear_registers = -1;
   /// ... also with diffusion (SIPG in modal form; equal to the quadrature path to round-off) up

@@ -935,7 +935,7 @@ struct ModalPencilPath : Tensor<P, Q> {
 
   /// The kernel with a velocity affine in space (advection; StageArgs::modal_linear), on GPUs
   /// with F_0 in registers or in scratch (KernelVariant::modal_linear_registers), each built
-  /// with launch bounds of 8 teams per SM and without; its traces are those of the
+  /// with launch bounds of 5, 6 and 8 teams per SM and without; its traces are those of the
   /// constant-velocity kernel.
   static void launch_linear(const StageArgs& a, bool traces_only, const View4& out) {
     if (traces_only) return launch_pencil<false>(a, true, out);
@@ -943,31 +943,42 @@ struct ModalPencilPath : Tensor<P, Q> {
     if constexpr (P - 1 <= pencil_bounds_max_order) {
       const int r = a.variant.modal_linear_registers;
       const bool regs = r > 0 || (r < 0 && linear_registers_default);
-      const int m = a.variant.pencil_min_blocks < 0 && regs && !linear_registers_bounded
-                        ? 0
-                        : pencil_min_blocks(a.variant, false);
-      DG_VERIFY(m == 0 || m == 8,
-                "pencil_min_blocks " << m << " with a linear velocity: valid are 0, 8");
-      if (!regs) {
-        if (m == 8) return launch_pencil<false, 8, true, false>(a, false, out);
-        return launch_pencil<false, 0, true, false>(a, false, out);
-      }
-      if (m == 8) return launch_pencil<false, 8, true>(a, false, out);
+      const int m = a.variant.pencil_min_blocks < 0 && regs ? linear_min_blocks_default
+                                                            : pencil_min_blocks(a.variant, false);
+      DG_VERIFY(m == 0 || m == 5 || m == 6 || m == 8,
+                "pencil_min_blocks " << m << " with a linear velocity: valid are 0, 5, 6, 8");
+      if (regs) return launch_linear_bounded<true>(a, m, out);
+      return launch_linear_bounded<false>(a, m, out);
     }
 #endif
     launch_pencil<false, 0, true>(a, false, out);
   }
 
+  /// The linear-velocity kernel, F_0 in registers (REG) or scratch, with MINB = m teams per SM.
+  template <bool REG>
+  static void launch_linear_bounded(const StageArgs& a, int m, const View4& out) {
+    switch (m) {
+    case 5:
+      return launch_pencil<false, 5, true, REG>(a, false, out);
+    case 6:
+      return launch_pencil<false, 6, true, REG>(a, false, out);
+    case 8:
+      return launch_pencil<false, 8, true, REG>(a, false, out);
+    default:
+      return launch_pencil<false, 0, true, REG>(a, false, out);
+    }
+  }
+
   /// Whether the linear-velocity kernel keeps F_0 in registers by default on GPUs
-  /// (ModalPencil::LREG), and with the default launch bounds (8 teams per SM) or none: measured
-  /// on the H100 (dgbench stage --physics advection-linear --variants
-  /// modal-linear-registers,modal-linear-scratch --pencil-bounds 0,8, docs/performance.md),
-  /// 1.09x at p = 3 (bounded) and 1.07x at p = 7 (unbounded) over the kernel with F_0 in
-  /// scratch; at p = 4 to 6 the registers spill (64 registers, 8 teams per SM) or the teams
-  /// that fit do not make up for them (0.93 to 0.97x of the default). The scratch kernel runs
-  /// unbounded from p = 5: its teams do not fit 8 to an SM.
-  static constexpr bool linear_registers_default = P <= 4 || P == 8;
-  static constexpr bool linear_registers_bounded = P != 8;
+  /// (ModalPencil::LREG), and with how many teams per SM (launch bounds; 0: none), measured on
+  /// the H100 (dgbench stage --physics advection-linear --variants
+  /// modal-linear-registers,modal-linear-scratch --pencil-bounds 0,5,6,8, docs/performance.md):
+  /// 8 teams at p = 3, 6 at p = 4 to 6 (80 registers: the F_0 it holds across the passes spills
+  /// under the 64 of 8 teams, and unbounded, 128 to 147 registers, lets too few teams in), 5 at
+  /// p = 7; 1.04 to 1.11x over the kernel with F_0 in scratch at its best bounds. p = 8 (not
+  /// measured) keeps F_0 in scratch with the constant-velocity kernel's bounds.
+  static constexpr bool linear_registers_default = P <= 8;
+  static constexpr int linear_min_blocks_default = P <= 4 ? 8 : (P <= 7 ? 6 : (P == 8 ? 5 : 0));
 
   /// One launch with bounds MINB (the unbounded kernel where the order's default bounds leave
   /// no team size that fits this device).
