@@ -104,7 +104,7 @@ private:
   std::unique_ptr<TimeIntegrator> rk_;
   double time_ = 0.0;
   long step_ = 0;
-  double step_seconds_ = 0.0; // wall time inside step(), fenced; with a halo or time-dependent data
+  double step_seconds_ = 0.0; // wall time inside step(), fenced; with a halo only
 };
 
 /// Builds the physics (constant velocity and diffusivity from their expressions; fields are
