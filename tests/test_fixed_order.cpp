@@ -611,8 +611,9 @@ TEST_CASE("modal path with a velocity affine in space equals the run-time-sized 
         generic.fixed_order = false;
         modal3.modal_elems = 3; // several elements per team, a short last batch
         modal3.pencil_min_blocks = 0;
-        modal.modal_linear_registers = 1;  // GPUs: F_0 in registers, ...
-        modal3.modal_linear_registers = 0; // ... and in scratch
+        modal.modal_linear_registers = 1;   // GPUs: F_0 in registers, ...
+        modal3.modal_linear_registers = 0;  // ... and in scratch
+        modal3.boundary_data_ahead = false; // time-dependent data stage by stage
         qpencil.modal_linear = false;
         s.op().set_variant(qpencil);
         CHECK(!s.op().modal_path());
@@ -624,6 +625,7 @@ TEST_CASE("modal path with a velocity affine in space equals the run-time-sized 
         REQUIRE(s.op().modal_path());
         CHECK(s.op().modal_linear());
         CHECK(s.op().quadrature_pencil_path() == (lin < n));
+        CHECK(s.op().boundary_data_ahead() == (c.sets[0] != periodic[0] && lin == n));
         const auto ref = rhs_with(s, generic);
         check_right_hand_sides(s, modal, modal3, ref);
         // LSRK steps: the linear elements emit the traces their neighbours read.
@@ -694,6 +696,8 @@ TEST_CASE("modal path with inflow and Dirichlet faces equals the run-time-sized 
   // Advection with a constant velocity on affine boxes (sheared: every metric term non-zero;
   // shuffled: every orientation code) with t-dependent inflow data on xmin and Dirichlet data
   // on zmax and ymin: the data's modal coefficients stand in for the neighbour's trace.
+  // Steps take the data at all their stage times at once (KernelVariant::boundary_data_ahead)
+  // or stage by stage; the classical RK4 evaluates two stages at the same time.
   for (const char* mesh : {"-nx 3 -ny 4 -nz 3 -shuffle 9 -periodic x", "-nx 3 -ny 3 -nz 2"})
     for (int p : {1, 2, 4, 7}) {
       const io::Config cfg = io::parse_config(
@@ -702,18 +706,21 @@ TEST_CASE("modal path with inflow and Dirichlet faces equals the run-time-sized 
            "physics.diffusivity=0", "boundary.default=outflow", "boundary.xmin.type=inflow",
            "boundary.xmin.value=sin(pi*y)*(1+t)+z", "boundary.zmax.type=dirichlet",
            "boundary.zmax.value=y*t-x", "boundary.ymin.type=dirichlet",
-           "boundary.ymin.value=cos(x+z)"});
+           "boundary.ymin.value=cos(x+z)",
+           std::string("time.integrator=") + (p == 2 ? "rk4" : "lsrk54")});
       Solver s(cfg, MPI_COMM_WORLD);
       s.initialize();
-      KernelVariant generic, modal, modal5, qpencil;
+      KernelVariant generic, modal, modal5, qpencil, per_stage;
       generic.fixed_order = false;
       modal5.modal_elems = 5;
       modal5.modal_batches = 2;
+      per_stage.boundary_data_ahead = false;
       qpencil.modal_boundary_data = false;
       s.op().set_variant(modal);
       INFO(mesh << ", p = " << p);
       REQUIRE(s.block().affine);
       REQUIRE(s.op().modal_path());
+      CHECK(s.op().boundary_data_ahead());
       s.op().set_variant(qpencil);
       REQUIRE(!s.op().modal_path());
       const auto ref = rhs_with(s, generic);
@@ -721,8 +728,9 @@ TEST_CASE("modal path with inflow and Dirichlet faces equals the run-time-sized 
       CHECK(rel_diff(rhs_with(s, modal5), ref) < 1e-12);
       CHECK(rel_diff(rhs_with(s, qpencil), ref) < 1e-12);
       CHECK(rel_diff(rhs_reversed(s, modal5), ref) < 1e-12);
-      const auto modes = steps_with(cfg, {&generic, &modal, &modal5});
+      const auto modes = steps_with(cfg, {&generic, &modal, &modal5, &per_stage});
       CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
       CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
+      CHECK(rel_diff(modes[3], modes[1]) < 1e-14); // the same kernels, the data taken per stage
     }
 }

@@ -50,6 +50,14 @@ public:
   /// t is the time of the last call).
   void update(ElementBlock& b, double t);
   bool time_dependent() const { return !t_rows_.empty() || source_t_; }
+  /// Whether boundary data alone depend on t (no t-dependent source), so that a step may take
+  /// them at all its stage times at once (stage_boundary_data) instead of update() per stage.
+  bool boundary_data_only() const { return !t_rows_.empty() && !source_t_; }
+  /// The boundary data at each of the times ts, (k, slot, point) as ElementBlock::bdata is at
+  /// ts[k]: rows without t keep their set-up values, expressions are evaluated on the host (one
+  /// copy for all times), the built-in exact solution by one kernel. block.bdata is left as is.
+  const View3& stage_boundary_data(const ElementBlock& b, const std::vector<double>& ts);
+  static constexpr int max_stage_times = 8;
   double update_seconds() const { return update_seconds_; }
   /// Points evaluated on the host per update on this rank (boundary points with expression
   /// data and source points; built-in exact data are evaluated on the device).
@@ -82,6 +90,8 @@ private:
 
   std::vector<double> bpoints_; // (slot, point, xyz) boundary face points
   View2::HostMirror hbdata_;    // host copy of ElementBlock::bdata
+  View3 stage_bdata_;           // (time, slot, point) stage_boundary_data
+  View3::HostMirror hstage_bdata_;
   std::vector<int> host_slots_; // t-dependent slots with expression data (host evaluation)
   IView1 exact_slots_;          // t-dependent slots with built-in exact data (device evaluation)
   View3 exact_points_;          // (exact slot, point, xyz) their face points

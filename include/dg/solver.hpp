@@ -75,8 +75,9 @@ public:
   HaloStatistics halo_statistics() const;
   /// Modal coefficients of all elements, ordered by global id, gathered on every rank.
   std::vector<double> gather_modes() const;
-  /// Right-hand side evaluation of one stage (traces, halo, volume + faces, epilogue).
-  void rhs(double t, const Epilogue& ep);
+  /// Right-hand side evaluation of one stage (traces, halo, volume + faces, epilogue); with
+  /// data_ahead, the step has taken the boundary data at its stage times already (step).
+  void rhs(double t, const Epilogue& ep, bool data_ahead = false);
 
   /// Resumes from a checkpoint written on any rank count.
   void restart(const std::string& path);

@@ -86,6 +86,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.modal_linear_registers = 0;
   else if (var == "modal-linear-registers")
     v.modal_linear_registers = 1;
+  else if (var == "boundary-per-stage")
+    v.boundary_data_ahead = false;
   else if (var == "modal") {
     v.modal_diffusion = true;
     v.modal_diffusion_max_order = fixed::max_order;
@@ -94,7 +96,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
                      ": valid are fused, blocked, entry, recompute, separate, runtime, "
                      "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-modal-rhs, "
                      "qpencil-both-sides, modal, modal-entry, modal-linear-unmixed, "
-                     "modal-linear-scratch, modal-linear-registers");
+                     "modal-linear-scratch, modal-linear-registers, boundary-per-stage");
 }
 
 int stage(Options& o) {
@@ -129,7 +131,9 @@ int stage(Options& o) {
       "with faces where a . n changes sign through the quadrature pencil path), "
       "modal-linear-scratch / modal-linear-registers (a velocity affine in space on GPUs: the "
       "flux F_0 and the upwind face coefficients in team scratch / in registers and the "
-      "neighbours' slots, instead of the order's default), modal "
+      "neighbours' slots, instead of the order's default), boundary-per-stage (boundary data "
+      "that depend on time evaluated and projected at each stage, not once for the step), "
+      "modal "
       "(advection-diffusion "
       "on affine meshes through the modal SIPG path, the default)");
   const std::vector<int> qoffsets =

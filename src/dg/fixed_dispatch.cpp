@@ -122,13 +122,15 @@ KOKKOS_INLINE_FUNCTION void face_modes(const FaceTeam::member_type& team, const 
 }
 } // namespace
 
-void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an, int extra) {
-  const int ns = static_cast<int>(b.bdata.extent(0)), P = b.P, Q = b.Q;
-  if (out.extent(0) != static_cast<size_t>(ns + extra) ||
-      out.extent(1) != static_cast<size_t>(P * P))
-    out = View2("dg::modal::boundary_data", ns + extra, P * P);
-  if (ns == 0) return;
-  const View2 o = out, g = b.bdata, B = b.tables.B;
+namespace {
+/// out(k, s, :) = the face modes of the weighted data g(k, s, :) (times an(s, :) where it has
+/// rows), one team per (k, s).
+void project_boundary_data(const ElementBlock& b, const View3& g, const View3& out,
+                           const View2& an) {
+  const int nt = static_cast<int>(g.extent(0)), ns = static_cast<int>(g.extent(1)), P = b.P,
+            Q = b.Q;
+  const View3 o = out;
+  const View2 B = b.tables.B;
   const View1 w = b.tables.w;
   const bool flux = an.extent(0) > 0;
   DG_VERIFY(!flux || an.extent(0) == static_cast<size_t>(ns),
@@ -137,16 +139,43 @@ void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an, int
   const size_t bytes = FaceScratch::shmem_size(Q * Q) + FaceScratch::shmem_size(Q * P);
   Kokkos::parallel_for(
       "dg::modal::boundary_data",
-      FaceTeam(ns, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      FaceTeam(nt * ns, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(const FaceTeam::member_type& team) {
-        const int sl = team.league_rank();
+        const int k = team.league_rank() / ns, sl = team.league_rank() % ns;
         const FaceScratch G(team.team_scratch(0), Q * Q), T(team.team_scratch(0), Q * P);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * Q), [&](int pt) {
-          G(pt) = w(pt % Q) * w(pt / Q) * g(sl, pt) * (flux ? an(sl, pt) : 1.0);
+          G(pt) = w(pt % Q) * w(pt / Q) * g(k, sl, pt) * (flux ? an(sl, pt) : 1.0);
         });
         team.team_barrier();
-        face_modes(team, B, P, Q, G, T, [&](int ab, double v) { o(sl, ab) = v; });
+        face_modes(team, B, P, Q, G, T, [&](int ab, double v) { o(k, sl, ab) = v; });
       });
+}
+} // namespace
+
+void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an, int extra) {
+  const int ns = static_cast<int>(b.bdata.extent(0)), P = b.P, Q = b.Q;
+  if (out.extent(0) != static_cast<size_t>(ns + extra) ||
+      out.extent(1) != static_cast<size_t>(P * P))
+    out = View2("dg::modal::boundary_data", ns + extra, P * P);
+  if (ns == 0) return;
+  // The block's data and out as one time's rows (unmanaged views of the same memory).
+  project_boundary_data(b, View3(b.bdata.data(), 1, ns, Q * Q),
+                        View3(out.data(), 1, ns + extra, P * P), an);
+}
+
+void modal_boundary_data(const ElementBlock& b, const View3& g, View3& out, const View2& an,
+                         int extra) {
+  const int nt = static_cast<int>(g.extent(0)), ns = static_cast<int>(g.extent(1)), P = b.P;
+  DG_VERIFY(ns == static_cast<int>(b.bdata.extent(0)) && g.extent(2) == b.bdata.extent(1),
+            "modal boundary data: " << ns << " x " << g.extent(2) << " data for "
+                                    << b.bdata.extent(0) << " slots of " << b.bdata.extent(1)
+                                    << " points");
+  if (out.extent(0) != static_cast<size_t>(nt) ||
+      out.extent(1) != static_cast<size_t>(ns + extra) ||
+      out.extent(2) != static_cast<size_t>(P * P))
+    out = View3("dg::modal::stage_boundary_data", nt, ns + extra, P * P);
+  if (ns == 0 || nt == 0) return;
+  project_boundary_data(b, g, out, an);
 }
 
 int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
@@ -296,7 +325,7 @@ int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusio
 }
 
 void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView2& mixed_faces,
-                        const View1& points, View2& out) {
+                        const View1& points, View2& out, const View2& data) {
   const int nm = static_cast<int>(mixed_faces.extent(0)), P = b.P, Q = b.Q, P2 = P * P;
   const int ns = static_cast<int>(b.bdata.extent(0));
   if (nm == 0) return;
@@ -304,7 +333,7 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
                 out.extent(1) == static_cast<size_t>(P2),
             "modal mixed fluxes: " << out.extent(0) << " rows for " << ns << " boundary slots and "
                                    << nm << " mixed faces");
-  const View2 o = out, g = b.bdata, B = b.tables.B, rec = records;
+  const View2 o = out, g = data.data() ? data : b.bdata, B = b.tables.B, rec = records;
   const View1 w = b.tables.w, x = points;
   const View4 trace = b.trace;
   const LView2 mf = mixed_faces;

@@ -11,6 +11,7 @@
 #include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -331,6 +332,7 @@ void DGOperator::linear_records() {
   const auto kind = pde_.advection.kind;
   linear_count_ = 0;
   linear_mixed_with_ = variant_.modal_linear_mixed;
+  ahead_times_.clear(); // their rows for mixed faces follow the records
   splits_.clear();
   if (block.affine && !block.curved && pde_.diffusion.nu == 0.0 && !has_neumann_ &&
       fixed::available(block.order, block.Q) && block.nuvol.extent(0) == 0 &&
@@ -345,6 +347,7 @@ void DGOperator::linear_records() {
 void DGOperator::set_variant(const KernelVariant& v) {
   variant_ = v;
   traces_current_ = false; // the trace layout may change with the path
+  ahead_times_.clear();    // ... and which path reads the boundary data
   if (linear_rec_.extent(0) > 0 && v.modal_linear_mixed != linear_mixed_with_) linear_records();
 }
 
@@ -446,6 +449,28 @@ void DGOperator::qpencil_args(fixed::StageArgs& a) {
   }
 }
 
+bool DGOperator::boundary_data_ahead() const {
+  return variant_.boundary_data_ahead && has_dirichlet_ && uses_fixed_kernels() && modal_path() &&
+         variant_.modal_pencil && (!modal_linear() || linear_count_ == block_->nelem);
+}
+
+void DGOperator::project_boundary_data(const View3& g, const std::vector<double>& ts) {
+  DG_VERIFY(boundary_data_ahead(), "boundary data projected ahead on a block that does not "
+                                   "take them so (DGOperator::boundary_data_ahead)");
+  if (modal_linear())
+    fixed::modal_boundary_data(*block_, g, modal_ahead_, linear_an_,
+                               static_cast<int>(linear_mixed_.extent(0)));
+  else
+    fixed::modal_boundary_data(*block_, g, modal_ahead_);
+  ahead_data_ = g;
+  ahead_times_ = ts;
+}
+
+int DGOperator::ahead_index(double t) const {
+  const auto k = std::find(ahead_times_.begin(), ahead_times_.end(), t);
+  return k == ahead_times_.end() ? -1 : static_cast<int>(k - ahead_times_.begin());
+}
+
 void DGOperator::pencil_args(fixed::StageArgs& a) {
   const ElementBlock& b = *block_;
   if (!a.modal && quadrature_pencil_path()) {
@@ -460,18 +485,28 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
     if (has_dirichlet_ || nm > 0) {
       // The stage's boundary data times (a . n) dS and the mixed faces' upwind fluxes, in
       // modal form.
-      fixed::modal_boundary_data(b, modal_bdata_, linear_an_, nm);
-      fixed::modal_mixed_fluxes(b, linear_rec_, linear_mixed_, points_, modal_bdata_);
-      a.modal_bdata = modal_bdata_;
+      // Projected ahead for this stage's time (project_boundary_data), or now from bdata.
+      const int k = ahead_index(a.time);
+      View2 data = b.bdata; // the data at the face points, read by mixed boundary faces
+      if (k >= 0) {
+        a.modal_bdata = Kokkos::subview(modal_ahead_, k, Kokkos::ALL, Kokkos::ALL);
+        data = Kokkos::subview(ahead_data_, k, Kokkos::ALL, Kokkos::ALL);
+      } else {
+        fixed::modal_boundary_data(b, modal_bdata_, linear_an_, nm);
+        a.modal_bdata = modal_bdata_;
+      }
+      fixed::modal_mixed_fluxes(b, linear_rec_, linear_mixed_, points_, a.modal_bdata, data);
     }
   } else {
     if (modal_rec_.extent(0) != static_cast<size_t>(b.nelem))
       fixed::modal_records(b, pde_, modal_rec_, modal_words_);
     a.modal_rec = modal_rec_;
     a.modal_words = modal_words_;
-    if (has_dirichlet_) { // the stage's boundary data (Problem::update) in modal form
-      fixed::modal_boundary_data(b, modal_bdata_);
-      a.modal_bdata = modal_bdata_;
+    if (has_dirichlet_) { // the stage's boundary data in modal form, projected ahead or now
+      const int k = ahead_index(a.time);
+      if (k < 0) fixed::modal_boundary_data(b, modal_bdata_);
+      a.modal_bdata =
+          k < 0 ? modal_bdata_ : View2(Kokkos::subview(modal_ahead_, k, Kokkos::ALL, Kokkos::ALL));
     }
   }
   const int* d = a.elems.data();

@@ -408,6 +408,53 @@ void Problem::update(ElementBlock& b, double t) {
   last_t_ = t;
 }
 
+const View3& Problem::stage_boundary_data(const ElementBlock& b, const std::vector<double>& ts) {
+  const double t0 = MPI_Wtime();
+  const int nt = static_cast<int>(ts.size()), ns = static_cast<int>(b.bdata.extent(0)),
+            Q2 = static_cast<int>(b.bdata.extent(1));
+  if (stage_bdata_.extent(0) != static_cast<size_t>(nt) ||
+      stage_bdata_.extent(1) != static_cast<size_t>(ns)) {
+    // Every time's rows start as the set-up values; the rows that depend on t are rewritten.
+    stage_bdata_ = View3("dg::problem::stage_boundary_data", nt, ns, Q2);
+    for (int k = 0; k < nt; ++k)
+      Kokkos::deep_copy(Kokkos::subview(stage_bdata_, k, Kokkos::ALL, Kokkos::ALL), b.bdata);
+    hstage_bdata_ = Kokkos::create_mirror_view(stage_bdata_);
+    Kokkos::deep_copy(hstage_bdata_, stage_bdata_);
+  }
+  if (!host_slots_.empty()) { // expressions: on the host, then one copy (as in update)
+    auto& h = hstage_bdata_;
+    for (int k = 0; k < nt; ++k)
+      for (const int s : host_slots_) {
+        const ConditionRow& row = rows_[b.bound_cond[s]];
+        for (int pt = 0; pt < Q2; ++pt) {
+          const double* xp = &bpoints_[(static_cast<std::size_t>(s) * Q2 + pt) * 3];
+          h(k, s, pt) = row.value(xp[0], xp[1], xp[2], ts[k]);
+        }
+      }
+    Kokkos::deep_copy(ExecSpace(), stage_bdata_, h);
+  }
+  if (exact_slots_.extent(0) > 0) { // the built-in exact solution: on the device
+    DG_VERIFY(nt <= max_stage_times,
+              "stage boundary data: " << nt << " times, at most " << max_stage_times);
+    Kokkos::Array<double, max_stage_times> times{};
+    for (int k = 0; k < nt; ++k)
+      times[k] = ts[k];
+    const View3 out = stage_bdata_, xyz = exact_points_;
+    const IView1 slots = exact_slots_;
+    const physics::ExactSolution ex = builtin_;
+    Kokkos::parallel_for(
+        "dg::problem::exact_stage_boundary_data",
+        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>(
+            {0, 0, 0}, {(long)nt, (long)slots.extent(0), (long)Q2}),
+        KOKKOS_LAMBDA(const int k, const int i, const int pt) {
+          const double x[3] = {xyz(i, pt, 0), xyz(i, pt, 1), xyz(i, pt, 2)};
+          out(k, slots(i), pt) = ex(x, times[k]);
+        });
+  }
+  update_seconds_ += MPI_Wtime() - t0;
+  return stage_bdata_;
+}
+
 Diagnostics Problem::diagnostics(const ElementBlock& b, double t, int qerr,
                                  const mesh::LocalMesh& local) const {
   if (!exact_expr_) return local_diagnostics(b, builtin_, t, builtin_exact_, qerr);

@@ -163,8 +163,10 @@ void Solver::initialize() {
   step_ = 0;
 }
 
-void Solver::rhs(double t, const Epilogue& ep) {
-  problem_->update(block_, t); // time-dependent boundary data and source at the stage time
+void Solver::rhs(double t, const Epilogue& ep, bool data_ahead) {
+  // Time-dependent boundary data and source at the stage time, unless the step took the
+  // boundary data at all its stage times already.
+  if (!data_ahead) problem_->update(block_, t);
   if (matrices_) matrices_->before_rhs();
   if (!(ep.traces_ready && op_->traces_current())) op_->compute_traces();
   if (halo_)
@@ -176,7 +178,14 @@ void Solver::rhs(double t, const Epilogue& ep) {
 
 void Solver::step(double dt) {
   const double t0 = MPI_Wtime();
-  rk_->step([this](double t, const Epilogue& ep) { rhs(t, ep); }, time_, dt);
+  // Boundary data that depend on time, read by the stages in modal form: one evaluation and
+  // one projection for all the step's stage times, instead of two small kernels per stage.
+  const bool ahead = problem_->boundary_data_only() && op_->boundary_data_ahead();
+  if (ahead) {
+    const std::vector<double> ts = rk_->stage_times(time_, dt);
+    op_->project_boundary_data(problem_->stage_boundary_data(block_, ts), ts);
+  }
+  rk_->step([this, ahead](double t, const Epilogue& ep) { rhs(t, ep, ahead); }, time_, dt);
   // The step time is the denominator of the halo wait fraction: with a halo (whose stages
   // fence anyway) the step's kernels are waited for. Otherwise the next step's launches queue
   // behind this step's, and the GPU does not drain once per step.

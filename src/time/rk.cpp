@@ -35,8 +35,20 @@ int TimeIntegrator::stages() const {
   return scheme_ == "lsrk54" ? 5 : (scheme_ == "rk4" ? 4 : 3);
 }
 
+std::vector<double> TimeIntegrator::stage_times(double t, double dt) const {
+  if (scheme_ == "lsrk54") {
+    std::vector<double> ts(5);
+    for (int s = 0; s < 5; ++s)
+      ts[s] = t + lsrk_c[s] * dt;
+    return ts;
+  }
+  if (scheme_ == "ssprk3") return {t, t + dt, t + 0.5 * dt};
+  return {t, t + 0.5 * dt, t + 0.5 * dt, t + dt};
+}
+
 void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
   ElementBlock& b = *block_;
+  const std::vector<double> ts = stage_times(t, dt);
   if (scheme_ == "lsrk54") {
     Epilogue ep;
     ep.mode = Epilogue::lsrk;
@@ -51,7 +63,7 @@ void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
       // (DGOperator::invalidate_traces; Solver::initialize and restart do).
       ep.traces_ready = true;
       ep.emit_traces = true;
-      rhs(t + lsrk_c[s] * dt, ep);
+      rhs(ts[s], ep);
     }
     return;
   }
@@ -60,11 +72,11 @@ void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
   ep.out = res_;
   Kokkos::deep_copy(u0_, b.u);
   if (scheme_ == "ssprk3") {
-    rhs(t, ep);
+    rhs(ts[0], ep);
     combine(b.u, u0_, res_, 0.0, 1.0, dt);
-    rhs(t + dt, ep);
+    rhs(ts[1], ep);
     combine(b.u, u0_, res_, 0.75, 0.25, dt);
-    rhs(t + 0.5 * dt, ep);
+    rhs(ts[2], ep);
     combine(b.u, u0_, res_, 1.0 / 3.0, 2.0 / 3.0, dt);
     return;
   }
@@ -74,7 +86,7 @@ void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
   const View2 u = b.u, u0 = u0_, acc = acc_, res = res_;
   const int n = b.nmodes;
   for (int s = 0; s < 4; ++s) {
-    rhs(t + c[s] * dt, ep);
+    rhs(ts[s], ep);
     const double ws = w[s] * dt, cn = s < 3 ? c[s + 1] * dt : 0.0;
     const bool last = s == 3;
     Kokkos::parallel_for(

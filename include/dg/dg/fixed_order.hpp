@@ -109,6 +109,10 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 /// `extra` rows follow the slots' (modal_mixed_fluxes).
 void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an = View2(),
                          int extra = 0);
+/// The same for the data g(k, s, point) at several times k (the stages of a step, one launch):
+/// out(k, s, a + P b), with `extra` rows after each time's slots.
+void modal_boundary_data(const ElementBlock& b, const View3& g, View3& out,
+                         const View2& an = View2(), int extra = 0);
 
 /// The pencil kernel's records and neighbour words with a velocity affine in space (the
 /// rotation, a linear expression field) on an affine block, from the velocity at the block's
@@ -130,9 +134,10 @@ int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusio
 /// (a . n) >= 0 and the other side's (neighbour's trace, re-oriented, or the boundary data)
 /// where (a . n) < 0 at each face point (the quadrature path's face integral); (a . n) dS =
 /// al + be xi_a + ga xi_b from the element's linear record. Reads b.trace: the traces of the
-/// state the stage advances.
+/// state the stage advances; and `data`, the boundary data at the face points at the stage time
+/// (b.bdata where it is empty).
 void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView2& mixed_faces,
-                        const View1& points, View2& out);
+                        const View1& points, View2& out, const View2& data = View2());
 
 /// The quadrature pencil path's per-point tables: qvol (elem, Q^3, 4) = adj(J) a and 1/|J| at
 /// the volume points, qface (elem, 6, Q^2, 1) = (a . n) dS at the face points; with diffusion

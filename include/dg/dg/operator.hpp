@@ -159,6 +159,11 @@ struct KernelVariant {
   /// modal pencil kernel with the boundary data projected onto the face modes each stage
   /// (false: the quadrature pencil path).
   bool modal_boundary_data = true;
+  /// ... and boundary data that depend on time (no t-dependent source): Solver::step takes
+  /// them at all the step's stage times at once (Problem::stage_boundary_data,
+  /// DGOperator::project_boundary_data): one evaluation and one projection a step instead of
+  /// one of each per stage (false: per stage, dgbench --variants boundary-per-stage).
+  bool boundary_data_ahead = true;
   /// false: the run-time-sized kernels even where compile-time ones exist (reference path).
   bool fixed_order = true;
 };
@@ -212,6 +217,14 @@ public:
   void invalidate_traces() { traces_current_ = false; }
   /// Whether a stage runs the compile-time-order kernels (else the run-time-sized ones).
   bool uses_fixed_kernels() const;
+  /// Whether the stages take their boundary data projected ahead (project_boundary_data):
+  /// inflow or Dirichlet faces on a block that takes the modal pencil path on every element
+  /// (KernelVariant::boundary_data_ahead), the only path here that reads them in modal form.
+  bool boundary_data_ahead() const;
+  /// The boundary data g(k, slot, point) at the times ts (Problem::stage_boundary_data)
+  /// projected onto the face modes in one launch; a stage at time ts[k] then reads row k
+  /// instead of projecting block.bdata (which is then not updated for it).
+  void project_boundary_data(const View3& g, const std::vector<double>& ts);
   /// Whether the stage and its traces take the quadrature-free affine path (with a velocity
   /// affine in space, modal_linear(): its linear elements).
   bool modal_path() const;
@@ -261,6 +274,11 @@ private:
   View2 modal_rec_;
   LView2 modal_words_;
   View2 modal_bdata_; // the boundary data's modal coefficients (modal_boundary_data)
+  View3 modal_ahead_; // ... at the times ahead_times_ (project_boundary_data)
+  View3 ahead_data_;  // the data at the face points at those times
+  std::vector<double> ahead_times_;
+  /// The index of time t in ahead_times_, or -1.
+  int ahead_index(double t) const;
   // The quadrature pencil path's per-point tables (stored geometry), built on first use.
   View3 qvol_;
   View4 qface_;

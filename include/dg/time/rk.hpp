@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace dg {
 
@@ -33,6 +34,8 @@ public:
   /// Advances block.u from t to t + dt.
   void step(const StageFunction& rhs, double t, double dt);
   int stages() const;
+  /// The times at which step(rhs, t, dt) evaluates the right-hand side, stage by stage.
+  std::vector<double> stage_times(double t, double dt) const;
   const std::string& scheme() const { return scheme_; }
   /// Whether each stage emits the traces of the state it writes (the low-storage scheme's
   /// fused stages; DGOperator::prepare).
