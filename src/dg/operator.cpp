@@ -484,8 +484,8 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
     const int nm = static_cast<int>(linear_mixed_.extent(0));
     if (has_dirichlet_ || nm > 0) {
       // The stage's boundary data times (a . n) dS and the mixed faces' upwind fluxes, in
-      // modal form.
-      // Projected ahead for this stage's time (project_boundary_data), or now from bdata.
+      // modal form: the data projected ahead for this stage's time (project_boundary_data), or
+      // now from block.bdata.
       const int k = ahead_index(a.time);
       View2 data = b.bdata; // the data at the face points, read by mixed boundary faces
       if (k >= 0) {
