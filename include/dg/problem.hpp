@@ -53,6 +53,7 @@ public:
   /// Whether boundary data alone depend on t (no t-dependent source), so that a step may take
   /// them at all its stage times at once (stage_boundary_data) instead of update() per stage.
   bool boundary_data_only() const { return !t_rows_.empty() && !source_t_; }
+  bool boundary_data_depend_on_time() const { return !t_rows_.empty(); }
   /// The boundary data at each of the times ts, (k, slot, point) as ElementBlock::bdata is at
   /// ts[k]: rows without t keep their set-up values, expressions are evaluated on the host (one
   /// copy for all times), the built-in exact solution by one kernel. block.bdata is left as is.

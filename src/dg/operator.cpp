@@ -333,6 +333,7 @@ void DGOperator::linear_records() {
   linear_count_ = 0;
   linear_mixed_with_ = variant_.modal_linear_mixed;
   ahead_times_.clear(); // their rows for mixed faces follow the records
+  ahead_constant_ = false;
   splits_.clear();
   if (block.affine && !block.curved && pde_.diffusion.nu == 0.0 && !has_neumann_ &&
       fixed::available(block.order, block.Q) && block.nuvol.extent(0) == 0 &&
@@ -348,6 +349,7 @@ void DGOperator::set_variant(const KernelVariant& v) {
   variant_ = v;
   traces_current_ = false; // the trace layout may change with the path
   ahead_times_.clear();    // ... and which path reads the boundary data
+  ahead_constant_ = false;
   if (linear_rec_.extent(0) > 0 && v.modal_linear_mixed != linear_mixed_with_) linear_records();
 }
 
@@ -464,9 +466,11 @@ void DGOperator::project_boundary_data(const View3& g, const std::vector<double>
     fixed::modal_boundary_data(*block_, g, modal_ahead_);
   ahead_data_ = g;
   ahead_times_ = ts;
+  ahead_constant_ = ts.empty();
 }
 
 int DGOperator::ahead_index(double t) const {
+  if (ahead_constant_) return 0;
   const auto k = std::find(ahead_times_.begin(), ahead_times_.end(), t);
   return k == ahead_times_.end() ? -1 : static_cast<int>(k - ahead_times_.begin());
 }

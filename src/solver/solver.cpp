@@ -178,12 +178,17 @@ void Solver::rhs(double t, const Epilogue& ep, bool data_ahead) {
 
 void Solver::step(double dt) {
   const double t0 = MPI_Wtime();
-  // Boundary data that depend on time, read by the stages in modal form: one evaluation and
-  // one projection for all the step's stage times, instead of two small kernels per stage.
+  // Boundary data read by the stages in modal form: projected once where they do not depend
+  // on time; where they alone do, evaluated and projected once for all the step's stage times,
+  // instead of two small kernels per stage.
   const bool ahead = problem_->boundary_data_only() && op_->boundary_data_ahead();
   if (ahead) {
     const std::vector<double> ts = rk_->stage_times(time_, dt);
     op_->project_boundary_data(problem_->stage_boundary_data(block_, ts), ts);
+  } else if (!problem_->boundary_data_depend_on_time() && op_->boundary_data_ahead() &&
+             !op_->holds_constant_boundary_data()) {
+    const View2& g = block_.bdata; // as one time's rows
+    op_->project_boundary_data(View3(g.data(), 1, g.extent(0), g.extent(1)), {});
   }
   rk_->step([this, ahead](double t, const Epilogue& ep) { rhs(t, ep, ahead); }, time_, dt);
   // The step time is the denominator of the halo wait fraction: with a halo (whose stages

@@ -159,10 +159,11 @@ struct KernelVariant {
   /// modal pencil kernel with the boundary data projected onto the face modes each stage
   /// (false: the quadrature pencil path).
   bool modal_boundary_data = true;
-  /// ... and boundary data that depend on time (no t-dependent source): Solver::step takes
-  /// them at all the step's stage times at once (Problem::stage_boundary_data,
-  /// DGOperator::project_boundary_data): one evaluation and one projection a step instead of
-  /// one of each per stage (false: per stage, dgbench --variants boundary-per-stage).
+  /// ... and the boundary data taken ahead of the stages (DGOperator::project_boundary_data):
+  /// data that do not depend on time projected once; data that do (with no t-dependent source)
+  /// evaluated and projected at all the step's stage times at once by Solver::step
+  /// (Problem::stage_boundary_data): one evaluation and one projection a step instead of one of
+  /// each per stage (false: per stage, dgbench --variants boundary-per-stage).
   bool boundary_data_ahead = true;
   /// false: the run-time-sized kernels even where compile-time ones exist (reference path).
   bool fixed_order = true;
@@ -223,8 +224,11 @@ public:
   bool boundary_data_ahead() const;
   /// The boundary data g(k, slot, point) at the times ts (Problem::stage_boundary_data)
   /// projected onto the face modes in one launch; a stage at time ts[k] then reads row k
-  /// instead of projecting block.bdata (which is then not updated for it).
+  /// instead of projecting block.bdata (which is then not updated for it). With ts empty, g
+  /// holds one row of data constant in time, which every stage reads until the variant
+  /// changes (holds_constant_boundary_data).
   void project_boundary_data(const View3& g, const std::vector<double>& ts);
+  bool holds_constant_boundary_data() const { return ahead_constant_; }
   /// Whether the stage and its traces take the quadrature-free affine path (with a velocity
   /// affine in space, modal_linear(): its linear elements).
   bool modal_path() const;
@@ -277,7 +281,8 @@ private:
   View3 modal_ahead_; // ... at the times ahead_times_ (project_boundary_data)
   View3 ahead_data_;  // the data at the face points at those times
   std::vector<double> ahead_times_;
-  /// The index of time t in ahead_times_, or -1.
+  bool ahead_constant_ = false; // ... or one row for every time
+  /// The index of time t in ahead_times_ (0 for constant data), or -1.
   int ahead_index(double t) const;
   // The quadrature pencil path's per-point tables (stored geometry), built on first use.
   View3 qvol_;
