@@ -34,7 +34,7 @@ DOCS = os.path.normpath(os.path.join(HERE, os.pardir, "docs"))
 PHYSICS = {"advection": "advection", "advection-linear": "advection, linear velocity field",
            "advection-rotation": "advection, rotation", "advection-inflow": "advection, inflow face",
            "advection-field": "advection, velocity field", "advdiff": "advection-diffusion (nu = 0.01)"}
-SETTINGS = ("variant", "team_size", "modal_elems", "modal_batches", "pencil_bounds")
+SETTINGS = ("variant", "team_size", "modal_elems", "modal_batches", "pencil_bounds", "batch")
 
 
 def read(path):

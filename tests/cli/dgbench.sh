@@ -23,6 +23,7 @@ expect2 "unknown command" "valid: integrate, stage, transforms" frobnicate
 expect2 "unknown option" "unknown option --bogus" transforms --bogus 1
 expect2 "order out of range" "valid are 1..15" stage --p 16
 expect2 "bad variant" "valid are fused" stage --variants foo
+expect2 "bad batch" "valid are 1, 2" stage --batch 0
 expect2 "not an integer" "expected an integer" transforms --p x
 expect2 "integrate order" "valid are 1..15" integrate --orders 0
 
@@ -48,6 +49,7 @@ PY
 }
 run transforms transforms --p 1,3 --elements 8 --dofs 0 --variants blocked,entry,runtime --reps 1
 run stage stage --p 2 --dofs 2000 --physics advection,advdiff --variants fused,quadrature --steps 1
+run stage_batch stage --p 2 --dofs 2000 --physics advection-rotation --variants fused,boundary-per-stage --steps 1 --batch 3
 run integrate integrate --ops mass,laplacian --orders 1 --elements 16 --reps 1 --rhs-orders 1 --rhs-nx 2
 grep -q "backward" transforms.csv || { echo "FAIL: transforms.csv has no backward rows"; fail=1; }
 exit $fail
