@@ -364,33 +364,10 @@ void Problem::update(ElementBlock& b, double t) {
   if (!time_dependent() || t == last_t_) return;
   const double t0 = MPI_Wtime();
   const int Q2 = b.Q * b.Q, Q3 = Q2 * b.Q;
-  if (!host_slots_.empty()) { // expressions: on the host, then one copy
-    auto& h = hbdata_;        // rows without t keep their set-up values here
-    for (const int s : host_slots_) {
-      const ConditionRow& row = rows_[b.bound_cond[s]];
-      for (int pt = 0; pt < Q2; ++pt) {
-        const double* xp = &bpoints_[(static_cast<std::size_t>(s) * Q2 + pt) * 3];
-        h(s, pt) = row.value(xp[0], xp[1], xp[2], t);
-      }
-    }
-    // Ordered after the previous stage on the default stream; the host buffer is free to reuse
-    // when the call returns (a pageable source is staged first), so the host never waits for
-    // the device here.
-    Kokkos::deep_copy(ExecSpace(), b.bdata, h);
-  }
-  if (exact_slots_.extent(0) > 0) { // the built-in exact solution: on the device, after the copy
-    const View2 bdata = b.bdata;
-    const View3 xyz = exact_points_;
-    const IView1 slots = exact_slots_;
-    const physics::ExactSolution ex = builtin_;
-    Kokkos::parallel_for(
-        "dg::problem::exact_boundary_data",
-        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0},
-                                                          {(long)slots.extent(0), (long)Q2}),
-        KOKKOS_LAMBDA(const int i, const int pt) {
-          const double x[3] = {xyz(i, pt, 0), xyz(i, pt, 1), xyz(i, pt, 2)};
-          bdata(slots(i), pt) = ex(x, t);
-        });
+  if (!t_rows_.empty()) { // rows without t keep their set-up values in b.bdata and hbdata_
+    const int ns = static_cast<int>(b.bdata.extent(0));
+    boundary_rows_at(b, &t, 1, View3(b.bdata.data(), 1, ns, Q2),
+                     View3::HostMirror(hbdata_.data(), 1, ns, Q2));
   }
   if (source_t_) {
     if (hsvals_.extent(0) != svals_.extent(0)) hsvals_ = Kokkos::create_mirror_view(svals_);
@@ -408,6 +385,43 @@ void Problem::update(ElementBlock& b, double t) {
   last_t_ = t;
 }
 
+void Problem::boundary_rows_at(const ElementBlock& b, const double* ts, int nt, const View3& out,
+                               const View3::HostMirror& h) {
+  const int Q2 = static_cast<int>(b.bdata.extent(1));
+  if (!host_slots_.empty()) { // expressions: on the host, then one copy
+    for (int k = 0; k < nt; ++k)
+      for (const int s : host_slots_) {
+        const ConditionRow& row = rows_[b.bound_cond[s]];
+        for (int pt = 0; pt < Q2; ++pt) {
+          const double* xp = &bpoints_[(static_cast<std::size_t>(s) * Q2 + pt) * 3];
+          h(k, s, pt) = row.value(xp[0], xp[1], xp[2], ts[k]);
+        }
+      }
+    // Ordered after the previous stage on the default stream; the host buffer is free to reuse
+    // when the call returns (a pageable source is staged first), so the host never waits for
+    // the device here.
+    Kokkos::deep_copy(ExecSpace(), out, h);
+  }
+  if (exact_slots_.extent(0) > 0) { // the built-in exact solution: on the device, after the copy
+    DG_VERIFY(nt <= max_stage_times,
+              "boundary data at " << nt << " times, at most " << max_stage_times);
+    Kokkos::Array<double, max_stage_times> times{};
+    for (int k = 0; k < nt; ++k)
+      times[k] = ts[k];
+    const View3 xyz = exact_points_;
+    const IView1 slots = exact_slots_;
+    const physics::ExactSolution ex = builtin_;
+    Kokkos::parallel_for(
+        "dg::problem::exact_boundary_data",
+        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>(
+            {0, 0, 0}, {(long)nt, (long)slots.extent(0), (long)Q2}),
+        KOKKOS_LAMBDA(const int k, const int i, const int pt) {
+          const double x[3] = {xyz(i, pt, 0), xyz(i, pt, 1), xyz(i, pt, 2)};
+          out(k, slots(i), pt) = ex(x, times[k]);
+        });
+  }
+}
+
 const View3& Problem::stage_boundary_data(const ElementBlock& b, const std::vector<double>& ts) {
   const double t0 = MPI_Wtime();
   const int nt = static_cast<int>(ts.size()), ns = static_cast<int>(b.bdata.extent(0)),
@@ -421,36 +435,7 @@ const View3& Problem::stage_boundary_data(const ElementBlock& b, const std::vect
     hstage_bdata_ = Kokkos::create_mirror_view(stage_bdata_);
     Kokkos::deep_copy(hstage_bdata_, stage_bdata_);
   }
-  if (!host_slots_.empty()) { // expressions: on the host, then one copy (as in update)
-    auto& h = hstage_bdata_;
-    for (int k = 0; k < nt; ++k)
-      for (const int s : host_slots_) {
-        const ConditionRow& row = rows_[b.bound_cond[s]];
-        for (int pt = 0; pt < Q2; ++pt) {
-          const double* xp = &bpoints_[(static_cast<std::size_t>(s) * Q2 + pt) * 3];
-          h(k, s, pt) = row.value(xp[0], xp[1], xp[2], ts[k]);
-        }
-      }
-    Kokkos::deep_copy(ExecSpace(), stage_bdata_, h);
-  }
-  if (exact_slots_.extent(0) > 0) { // the built-in exact solution: on the device
-    DG_VERIFY(nt <= max_stage_times,
-              "stage boundary data: " << nt << " times, at most " << max_stage_times);
-    Kokkos::Array<double, max_stage_times> times{};
-    for (int k = 0; k < nt; ++k)
-      times[k] = ts[k];
-    const View3 out = stage_bdata_, xyz = exact_points_;
-    const IView1 slots = exact_slots_;
-    const physics::ExactSolution ex = builtin_;
-    Kokkos::parallel_for(
-        "dg::problem::exact_stage_boundary_data",
-        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>(
-            {0, 0, 0}, {(long)nt, (long)slots.extent(0), (long)Q2}),
-        KOKKOS_LAMBDA(const int k, const int i, const int pt) {
-          const double x[3] = {xyz(i, pt, 0), xyz(i, pt, 1), xyz(i, pt, 2)};
-          out(k, slots(i), pt) = ex(x, times[k]);
-        });
-  }
+  boundary_rows_at(b, ts.data(), nt, stage_bdata_, hstage_bdata_);
   update_seconds_ += MPI_Wtime() - t0;
   return stage_bdata_;
 }
