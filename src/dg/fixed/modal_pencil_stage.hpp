@@ -912,25 +912,27 @@ struct ModalPencilPath : Tensor<P, Q> {
   /// SM), the unbounded kernel runs instead; bounds asked for explicitly fail there.
   template <bool DIFF>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
+    launch_bounded<DIFF>(a, pencil_min_blocks(a.variant, DIFF), traces_only, out);
+  }
+
+  /// The launch with MINB = m teams per SM among the bounded kernels built (GPUs, p <=
+  /// pencil_bounds_max_order: 3, 4, 5, 6, 8; the linear-velocity kernel 5, 6, 8), else unbounded.
+  template <bool DIFF, bool LIN = false, bool REG = true>
+  static void launch_bounded(const StageArgs& a, int m, bool traces_only, const View4& out) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= pencil_bounds_max_order) {
-      switch (pencil_min_blocks(a.variant, DIFF)) {
-      case 3:
-        return launch_pencil<DIFF, 3>(a, traces_only, out);
-      case 4:
-        return launch_pencil<DIFF, 4>(a, traces_only, out);
-      case 5:
-        return launch_pencil<DIFF, 5>(a, traces_only, out);
-      case 6:
-        return launch_pencil<DIFF, 6>(a, traces_only, out);
-      case 8:
-        return launch_pencil<DIFF, 8>(a, traces_only, out);
-      default:
-        break;
+      if constexpr (!LIN) {
+        if (m == 3) return launch_pencil<DIFF, 3>(a, traces_only, out);
+        if (m == 4) return launch_pencil<DIFF, 4>(a, traces_only, out);
       }
+      if (m == 5) return launch_pencil<DIFF, 5, LIN, REG>(a, traces_only, out);
+      if (m == 6) return launch_pencil<DIFF, 6, LIN, REG>(a, traces_only, out);
+      if (m == 8) return launch_pencil<DIFF, 8, LIN, REG>(a, traces_only, out);
     }
+#else
+    (void)m;
 #endif
-    launch_pencil<DIFF, 0>(a, traces_only, out);
+    launch_pencil<DIFF, 0, LIN, REG>(a, traces_only, out);
   }
 
   /// The kernel with a velocity affine in space (advection; StageArgs::modal_linear), on GPUs
@@ -947,26 +949,11 @@ struct ModalPencilPath : Tensor<P, Q> {
                                                             : pencil_min_blocks(a.variant, false);
       DG_VERIFY(m == 0 || m == 5 || m == 6 || m == 8,
                 "pencil_min_blocks " << m << " with a linear velocity: valid are 0, 5, 6, 8");
-      if (regs) return launch_linear_bounded<true>(a, m, out);
-      return launch_linear_bounded<false>(a, m, out);
+      if (regs) return launch_bounded<false, true, true>(a, m, false, out);
+      return launch_bounded<false, true, false>(a, m, false, out);
     }
 #endif
     launch_pencil<false, 0, true>(a, false, out);
-  }
-
-  /// The linear-velocity kernel, F_0 in registers (REG) or scratch, with MINB = m teams per SM.
-  template <bool REG>
-  static void launch_linear_bounded(const StageArgs& a, int m, const View4& out) {
-    switch (m) {
-    case 5:
-      return launch_pencil<false, 5, true, REG>(a, false, out);
-    case 6:
-      return launch_pencil<false, 6, true, REG>(a, false, out);
-    case 8:
-      return launch_pencil<false, 8, true, REG>(a, false, out);
-    default:
-      return launch_pencil<false, 0, true, REG>(a, false, out);
-    }
   }
 
   /// Whether the linear-velocity kernel keeps F_0 in registers by default on GPUs
