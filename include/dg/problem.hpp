@@ -75,6 +75,13 @@ public:
   Diagnostics diagnostics(const ElementBlock& b, double t, int qerr,
                           const mesh::LocalMesh& local) const;
 
+  /// The rows that depend on t at the nt times ts into out (time, slot, point) and its host
+  /// copy h: expressions on the host (then one copy), the built-in exact solution by one kernel.
+  /// Public because it launches a device lambda (nvcc's extended lambdas may not live in
+  /// private member functions); update and stage_boundary_data are its callers.
+  void boundary_rows_at(const ElementBlock& b, const double* ts, int nt, const View3& out,
+                        const View3::HostMirror& h);
+
 private:
   std::string source_file_;
   expr::Parameters params_;
@@ -93,10 +100,6 @@ private:
   View2::HostMirror hbdata_;    // host copy of ElementBlock::bdata
   View3 stage_bdata_;           // (time, slot, point) stage_boundary_data
   View3::HostMirror hstage_bdata_;
-  /// The rows that depend on t at the nt times ts into out (time, slot, point) and its host
-  /// copy h: expressions on the host (then one copy), the built-in exact solution by one kernel.
-  void boundary_rows_at(const ElementBlock& b, const double* ts, int nt, const View3& out,
-                        const View3::HostMirror& h);
   std::vector<int> host_slots_; // t-dependent slots with expression data (host evaluation)
   IView1 exact_slots_;          // t-dependent slots with built-in exact data (device evaluation)
   View3 exact_points_;          // (exact slot, point, xyz) their face points
