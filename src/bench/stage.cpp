@@ -44,9 +44,10 @@ void separate_step(Solver& s, const View2& res, double dt) {
     const double as = lsrk_a[st], bs = lsrk_b[st];
     Kokkos::parallel_for(
         "dgbench::lsrk_update",
-        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0},
-                                                          {(long)u.extent(0), (long)u.extent(1)}),
-        KOKKOS_LAMBDA(const int e, const int m) {
+        Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(u.extent(0)) * u.extent(1)),
+        KOKKOS_LAMBDA(const long i) {
+          const int n = static_cast<int>(u.extent(1)), e = static_cast<int>(i / n),
+                    m = static_cast<int>(i % n);
           const double k = as * reg(e, m) + dt * res(e, m);
           reg(e, m) = k;
           u(e, m) += bs * k;

@@ -66,8 +66,9 @@ Geometry make_geometry(const View3& verts, int q) {
   const View3 vgeo = g.vgeo;
   Kokkos::parallel_for(
       "dg::integration::metric",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {g.nelem, Q3}),
-      KOKKOS_LAMBDA(int e, int pt) {
+      Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(g.nelem) * Q3),
+      KOKKOS_LAMBDA(const long i) {
+        const int e = static_cast<int>(i / Q3), pt = static_cast<int>(i % Q3);
         const double r[3] = {x(pt % q), x((pt / q) % q), x(pt / (q * q))};
         double A[9], det;
         metric_at(verts, e, r, A, det);

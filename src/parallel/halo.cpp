@@ -97,9 +97,9 @@ void HaloExchange::start() {
   const IView1 pe = pack_elem_, pf = pack_face_;
   const int G = offsets_.back(), nf = block_->nface;
   Kokkos::parallel_for(
-      "dg::halo::pack",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space_, {0, 0}, {(long)G, (long)nf}),
-      KOKKOS_LAMBDA(const int s, const int pt) {
+      "dg::halo::pack", Kokkos::RangePolicy<ExecSpace>(space_, 0, static_cast<long>(G) * nf),
+      KOKKOS_LAMBDA(const long i) {
+        const int s = static_cast<int>(i / nf), pt = static_cast<int>(i % nf);
         for (int c = 0; c < nc; ++c)
           send(s, pt, c) = trace(pe(s), pf(s), pt, c);
       });

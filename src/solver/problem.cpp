@@ -411,11 +411,16 @@ void Problem::boundary_rows_at(const ElementBlock& b, const double* ts, int nt, 
     const View3 xyz = exact_points_;
     const IView1 slots = exact_slots_;
     const physics::ExactSolution ex = builtin_;
+    // One flat range, the face point fastest: neighbouring threads read neighbouring points
+    // and write neighbouring values (a three-dimensional MDRange ran the time index fastest on
+    // CUDA, with strided accesses: 63 us a step for the inflow face's 5e5 values).
+    const int ne = static_cast<int>(slots.extent(0));
     Kokkos::parallel_for(
         "dg::problem::exact_boundary_data",
-        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3>>(
-            {0, 0, 0}, {(long)nt, (long)slots.extent(0), (long)Q2}),
-        KOKKOS_LAMBDA(const int k, const int i, const int pt) {
+        Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(nt) * ne * Q2),
+        KOKKOS_LAMBDA(const long idx) {
+          const int pt = static_cast<int>(idx % Q2), i = static_cast<int>((idx / Q2) % ne),
+                    k = static_cast<int>(idx / (static_cast<long>(Q2) * ne));
           const double x[3] = {xyz(i, pt, 0), xyz(i, pt, 1), xyz(i, pt, 2)};
           out(k, slots(i), pt) = ex(x, times[k]);
         });

@@ -12,9 +12,9 @@ void combine(const View2& u, const View2& u0, const View2& res, double alpha, do
              double dt) {
   const int n = static_cast<int>(u.extent(1));
   Kokkos::parallel_for(
-      "dg::rk::combine",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {(long)u.extent(0), (long)n}),
-      KOKKOS_LAMBDA(const int e, const int m) {
+      "dg::rk::combine", Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(u.extent(0)) * n),
+      KOKKOS_LAMBDA(const long i) {
+        const int e = static_cast<int>(i / n), m = static_cast<int>(i % n);
         u(e, m) = alpha * u0(e, m) + beta * (u(e, m) + dt * res(e, m));
       });
 }
@@ -90,9 +90,9 @@ void TimeIntegrator::step(const StageFunction& rhs, double t, double dt) {
     const double ws = w[s] * dt, cn = s < 3 ? c[s + 1] * dt : 0.0;
     const bool last = s == 3;
     Kokkos::parallel_for(
-        "dg::rk::rk4_stage",
-        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {(long)u.extent(0), (long)n}),
-        KOKKOS_LAMBDA(const int e, const int m) {
+        "dg::rk::rk4_stage", Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(u.extent(0)) * n),
+        KOKKOS_LAMBDA(const long i) {
+          const int e = static_cast<int>(i / n), m = static_cast<int>(i % n);
           acc(e, m) += ws * res(e, m);
           u(e, m) = last ? u0(e, m) + acc(e, m) : u0(e, m) + cn * res(e, m);
         });

@@ -22,6 +22,9 @@ using View3 = Kokkos::View<double***, Kokkos::LayoutRight, MemSpace>; // (elem, 
 using IView1 = Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>;
 using IView2 = Kokkos::View<int**, Kokkos::LayoutRight, MemSpace>;
 using LView2 = Kokkos::View<long long**, Kokkos::LayoutRight, MemSpace>;
+// Element-wise kernels over these views run one flat RangePolicy with the last index fastest,
+// as the views store it: Kokkos' MDRangePolicy runs the first index fastest on CUDA (in tiles of
+// two along the others), so that neighbouring threads touch entries a row apart.
 
 namespace math {
 #if KOKKOS_VERSION >= 40000
