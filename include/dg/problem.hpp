@@ -55,9 +55,12 @@ public:
   bool boundary_data_only() const { return !t_rows_.empty() && !source_t_; }
   bool boundary_data_depend_on_time() const { return !t_rows_.empty(); }
   /// The boundary data at each of the times ts, (k, slot, point) as ElementBlock::bdata is at
-  /// ts[k]: rows without t keep their set-up values, expressions are evaluated on the host (one
-  /// copy for all times), the built-in exact solution by one kernel. block.bdata is left as is.
-  const View3& stage_boundary_data(const ElementBlock& b, const std::vector<double>& ts);
+  /// ts[k], on the slots `read` lists (DGOperator::data_slots; the rows of the others are left
+  /// as they are): rows without t keep their set-up values, expressions are evaluated on the
+  /// host (one copy for all times), the built-in exact solution by one kernel. block.bdata is
+  /// left as is.
+  const View3& stage_boundary_data(const ElementBlock& b, const std::vector<double>& ts,
+                                   const std::vector<int>& read);
   static constexpr int max_stage_times = 8;
   double update_seconds() const { return update_seconds_; }
   /// Points evaluated on the host per update on this rank (boundary points with expression
@@ -65,7 +68,8 @@ public:
   long update_points() const { return update_points_; }
   /// Boundary points of built-in exact data evaluated on the device per update on this rank.
   long device_points() const {
-    return static_cast<long>(exact_points_.extent(0) * exact_points_.extent(1));
+    return static_cast<long>(time_slots_.exact_points.extent(0) *
+                             time_slots_.exact_points.extent(1));
   }
 
   /// Whether error norms are known (an exact solution: initial.exact or a built-in one).
@@ -75,12 +79,14 @@ public:
   Diagnostics diagnostics(const ElementBlock& b, double t, int qerr,
                           const mesh::LocalMesh& local) const;
 
-  /// The rows that depend on t at the nt times ts into out (time, slot, point) and its host
-  /// copy h: expressions on the host (then one copy), the built-in exact solution by one kernel.
-  /// Public because it launches a device lambda (nvcc's extended lambdas may not live in
-  /// private member functions); update and stage_boundary_data are its callers.
+  /// The rows of the slots `host` (expressions, on the host, then one copy) and `exact` (the
+  /// built-in exact solution at the points xyz (i, point, xyz) of exact(i), by one kernel) at
+  /// the nt times ts into out (time, slot, point) and its host copy h. Public because it
+  /// launches a device lambda (nvcc's extended lambdas may not live in private member
+  /// functions); update and stage_boundary_data are its callers.
   void boundary_rows_at(const ElementBlock& b, const double* ts, int nt, const View3& out,
-                        const View3::HostMirror& h);
+                        const View3::HostMirror& h, const std::vector<int>& host,
+                        const IView1& exact, const View3& xyz);
 
 private:
   std::string source_file_;
@@ -100,9 +106,18 @@ private:
   View2::HostMirror hbdata_;    // host copy of ElementBlock::bdata
   View3 stage_bdata_;           // (time, slot, point) stage_boundary_data
   View3::HostMirror hstage_bdata_;
-  std::vector<int> host_slots_; // t-dependent slots with expression data (host evaluation)
-  IView1 exact_slots_;          // t-dependent slots with built-in exact data (device evaluation)
-  View3 exact_points_;          // (exact slot, point, xyz) their face points
+  /// Slots whose data depend on t: with expression data (evaluated on the host), with the
+  /// built-in exact solution (on the device) and its face points (i, point, xyz).
+  struct TimeSlots {
+    std::vector<int> host, exact_host;
+    IView1 exact;
+    View3 exact_points;
+  };
+  TimeSlots time_slots_;        // all of them (update)
+  TimeSlots ahead_slots_;       // those a step's stages read (stage_boundary_data)
+  std::vector<int> ahead_read_; // ... selected for this list of read slots
+  TimeSlots select_time_slots(const std::vector<int>& host, const std::vector<int>& exact,
+                              int Q2) const;
   std::vector<double> vpoints_; // (elem, point, xyz) volume points (t-dependent source only)
   View2 svals_;                 // (elem, point) source values (t-dependent source only)
   View2::HostMirror hsvals_;    // their host copy

@@ -139,23 +139,25 @@ KOKKOS_INLINE_FUNCTION void face_modes(const FaceTeam::member_type& team, const 
 namespace {
 /// out(k, s, :) = the face modes of the weighted data g(k, s, :) (times an(s, :) where it has
 /// rows), one team per (k, s).
-void project_boundary_data(const ElementBlock& b, const View3& g, const View3& out,
-                           const View2& an) {
-  const int nt = static_cast<int>(g.extent(0)), ns = static_cast<int>(g.extent(1)), P = b.P,
-            Q = b.Q;
+void project_boundary_data(const ElementBlock& b, const View3& g, const View3& out, const View2& an,
+                           const IView1* slots = nullptr) {
+  const int nt = static_cast<int>(g.extent(0)), P = b.P, Q = b.Q;
+  const bool some = slots != nullptr;
+  const int ns = some ? static_cast<int>(slots->extent(0)) : static_cast<int>(g.extent(1));
+  if (ns == 0) return;
+  const IView1 sls = some ? *slots : IView1();
   const View3 o = out;
   const View2 B = b.tables.B;
   const View1 w = b.tables.w;
   const bool flux = an.extent(0) > 0;
-  DG_VERIFY(!flux || an.extent(0) == static_cast<size_t>(ns),
-            "modal boundary data: " << an.extent(0) << " rows of (a . n) dS for " << ns
+  DG_VERIFY(!flux || an.extent(0) == g.extent(1),
+            "modal boundary data: " << an.extent(0) << " rows of (a . n) dS for " << g.extent(1)
                                     << " boundary slots");
   const size_t bytes = FaceScratch::shmem_size(Q * Q) + FaceScratch::shmem_size(Q * P);
   Kokkos::parallel_for(
-      "dg::modal::boundary_data",
-      face_teams(nt * ns, Q, bytes),
+      "dg::modal::boundary_data", face_teams(nt * ns, Q, bytes),
       KOKKOS_LAMBDA(const FaceTeam::member_type& team) {
-        const int k = team.league_rank() / ns, sl = team.league_rank() % ns;
+        const int k = team.league_rank() / ns, i = team.league_rank() % ns, sl = some ? sls(i) : i;
         const FaceScratch G(team.team_scratch(0), Q * Q), T(team.team_scratch(0), Q * P);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * Q), [&](int pt) {
           G(pt) = w(pt % Q) * w(pt / Q) * g(k, sl, pt) * (flux ? an(sl, pt) : 1.0);
@@ -178,7 +180,7 @@ void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an, int
 }
 
 void modal_boundary_data(const ElementBlock& b, const View3& g, View3& out, const View2& an,
-                         int extra) {
+                         int extra, const IView1* slots) {
   const int nt = static_cast<int>(g.extent(0)), ns = static_cast<int>(g.extent(1)), P = b.P;
   DG_VERIFY(ns == static_cast<int>(b.bdata.extent(0)) && g.extent(2) == b.bdata.extent(1),
             "modal boundary data: " << ns << " x " << g.extent(2) << " data for "
@@ -189,7 +191,30 @@ void modal_boundary_data(const ElementBlock& b, const View3& g, View3& out, cons
       out.extent(2) != static_cast<size_t>(P * P))
     out = View3("dg::modal::stage_boundary_data", nt, ns + extra, P * P);
   if (ns == 0 || nt == 0) return;
-  project_boundary_data(b, g, out, an);
+  project_boundary_data(b, g, out, an, slots);
+}
+
+std::vector<int> modal_data_slots(const ElementBlock& b, const LView2& words, bool diffusion) {
+  const int ns = static_cast<int>(b.bdata.extent(0));
+  if (ns == 0) return {};
+  IView1 read("dg::modal::data_slots", ns);
+  const IView2 ftype = b.ftype, nbr = b.nbr;
+  const LView2 wd = words;
+  Kokkos::parallel_for(
+      "dg::modal::data_slots", Kokkos::RangePolicy<ExecSpace>(0, b.nelem),
+      KOKKOS_LAMBDA(const int e) {
+        for (int f = 0; f < 6; ++f) {
+          const int type = ftype(e, f);
+          if ((type == face_dirichlet || type == face_inflow) &&
+              (diffusion || ((wd(e, f) >> word_read) & 1LL)))
+            read(nbr(e, f)) = 1; // one face per slot: no two threads write the same entry
+        }
+      });
+  const auto h = Kokkos::create_mirror_view_and_copy(HostSpace(), read);
+  std::vector<int> slots;
+  for (int s = 0; s < ns; ++s)
+    if (h(s)) slots.push_back(s);
+  return slots;
 }
 
 int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
@@ -355,8 +380,7 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
   const size_t bytes = 3 * FaceScratch::shmem_size(Q * Q) + 2 * FaceScratch::shmem_size(P2) +
                        FaceScratch::shmem_size(Q * P);
   Kokkos::parallel_for(
-      "dg::modal::mixed_fluxes",
-      face_teams(nm, Q, bytes),
+      "dg::modal::mixed_fluxes", face_teams(nm, Q, bytes),
       KOKKOS_LAMBDA(const FaceTeam::member_type& team) {
         const int m = team.league_rank();
         const int e = static_cast<int>(mf(m, 0) / 6), f = static_cast<int>(mf(m, 0) % 6);

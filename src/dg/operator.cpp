@@ -350,6 +350,7 @@ void DGOperator::set_variant(const KernelVariant& v) {
   traces_current_ = false; // the trace layout may change with the path
   ahead_times_.clear();    // ... and which path reads the boundary data
   ahead_constant_ = false;
+  data_slots_current_ = false; // ... and which slots they read
   if (linear_rec_.extent(0) > 0 && v.modal_linear_mixed != linear_mixed_with_) linear_records();
 }
 
@@ -459,14 +460,34 @@ bool DGOperator::boundary_data_ahead() const {
 void DGOperator::project_boundary_data(const View3& g, const std::vector<double>& ts) {
   DG_VERIFY(boundary_data_ahead(), "boundary data projected ahead on a block that does not "
                                    "take them so (DGOperator::boundary_data_ahead)");
+  // Time-dependent data on the slots the stages read.
+  if (!ts.empty()) data_slots();
+  const IView1* slots = ts.empty() ? nullptr : &data_slots_;
   if (modal_linear())
     fixed::modal_boundary_data(*block_, g, modal_ahead_, linear_an_,
-                               static_cast<int>(linear_mixed_.extent(0)));
+                               static_cast<int>(linear_mixed_.extent(0)), slots);
   else
-    fixed::modal_boundary_data(*block_, g, modal_ahead_);
+    fixed::modal_boundary_data(*block_, g, modal_ahead_, View2(), 0, slots);
   ahead_data_ = g;
   ahead_times_ = ts;
   ahead_constant_ = ts.empty();
+}
+
+const std::vector<int>& DGOperator::data_slots() {
+  if (!data_slots_current_) {
+    const ElementBlock& b = *block_;
+    const bool linear = modal_linear();
+    if (!linear && modal_rec_.extent(0) != static_cast<size_t>(b.nelem))
+      fixed::modal_records(b, pde_, modal_rec_, modal_words_);
+    hdata_slots_ =
+        fixed::modal_data_slots(b, linear ? linear_words_ : modal_words_, pde_.diffusion.nu > 0.0);
+    data_slots_ = IView1("dg::operator::data_slots", hdata_slots_.size());
+    const Kokkos::View<int*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(
+        hdata_slots_.data(), hdata_slots_.size());
+    Kokkos::deep_copy(data_slots_, h);
+    data_slots_current_ = true;
+  }
+  return hdata_slots_;
 }
 
 int DGOperator::ahead_index(double t) const {

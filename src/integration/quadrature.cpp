@@ -65,8 +65,7 @@ Geometry make_geometry(const View3& verts, int q) {
   Kokkos::deep_copy(x, hx);
   const View3 vgeo = g.vgeo;
   Kokkos::parallel_for(
-      "dg::integration::metric",
-      Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(g.nelem) * Q3),
+      "dg::integration::metric", Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(g.nelem) * Q3),
       KOKKOS_LAMBDA(const long i) {
         const int e = static_cast<int>(i / Q3), pt = static_cast<int>(i % Q3);
         const double r[3] = {x(pt % q), x((pt / q) % q), x(pt / (q * q))};

@@ -325,32 +325,41 @@ void Problem::setup(ElementBlock& b, const mesh::LocalMesh& local, MPI_Comm comm
   // Slots whose data depend on t: expressions on the host, the built-in exact solution (a
   // device function) on the device at the face points kept there.
   update_points_ = source_t_ ? static_cast<long>(E) * Q3 : 0;
-  std::vector<int> device_slots;
+  std::vector<int> host_slots, device_slots;
   for (int s = 0; s < b.nbound; ++s) {
     const int r = b.bound_cond[s];
     if (std::find(t_rows_.begin(), t_rows_.end(), r) == t_rows_.end()) continue;
     if (rows_[r].data == ConditionRow::Data::exact_builtin) {
       device_slots.push_back(s);
     } else {
-      host_slots_.push_back(s);
+      host_slots.push_back(s);
       update_points_ += Q2;
     }
   }
-  if (!device_slots.empty()) {
-    exact_slots_ = IView1("dg::problem::exact_slots", device_slots.size());
-    exact_points_ = View3("dg::problem::exact_points", device_slots.size(), Q2, 3);
-    auto hs = Kokkos::create_mirror_view(exact_slots_);
-    auto hp = Kokkos::create_mirror_view(exact_points_);
-    for (std::size_t i = 0; i < device_slots.size(); ++i) {
-      hs(i) = device_slots[i];
-      for (int pt = 0; pt < Q2; ++pt)
-        for (int d = 0; d < 3; ++d)
-          hp(i, pt, d) = bpoints_[(static_cast<std::size_t>(device_slots[i]) * Q2 + pt) * 3 + d];
-    }
-    Kokkos::deep_copy(exact_slots_, hs);
-    Kokkos::deep_copy(exact_points_, hp);
-  }
+  time_slots_ = select_time_slots(host_slots, device_slots, Q2);
+  ahead_read_.clear();
   last_t_ = 0.0;
+}
+
+Problem::TimeSlots Problem::select_time_slots(const std::vector<int>& host,
+                                              const std::vector<int>& exact, int Q2) const {
+  TimeSlots t;
+  t.host = host;
+  t.exact_host = exact;
+  if (exact.empty()) return t;
+  t.exact = IView1("dg::problem::exact_slots", exact.size());
+  t.exact_points = View3("dg::problem::exact_points", exact.size(), Q2, 3);
+  auto hs = Kokkos::create_mirror_view(t.exact);
+  auto hp = Kokkos::create_mirror_view(t.exact_points);
+  for (std::size_t i = 0; i < exact.size(); ++i) {
+    hs(i) = exact[i];
+    for (int pt = 0; pt < Q2; ++pt)
+      for (int d = 0; d < 3; ++d)
+        hp(i, pt, d) = bpoints_[(static_cast<std::size_t>(exact[i]) * Q2 + pt) * 3 + d];
+  }
+  Kokkos::deep_copy(t.exact, hs);
+  Kokkos::deep_copy(t.exact_points, hp);
+  return t;
 }
 
 void Problem::initial_state(ElementBlock& b) const {
@@ -367,7 +376,8 @@ void Problem::update(ElementBlock& b, double t) {
   if (!t_rows_.empty()) { // rows without t keep their set-up values in b.bdata and hbdata_
     const int ns = static_cast<int>(b.bdata.extent(0));
     boundary_rows_at(b, &t, 1, View3(b.bdata.data(), 1, ns, Q2),
-                     View3::HostMirror(hbdata_.data(), 1, ns, Q2));
+                     View3::HostMirror(hbdata_.data(), 1, ns, Q2), time_slots_.host,
+                     time_slots_.exact, time_slots_.exact_points);
   }
   if (source_t_) {
     if (hsvals_.extent(0) != svals_.extent(0)) hsvals_ = Kokkos::create_mirror_view(svals_);
@@ -386,11 +396,12 @@ void Problem::update(ElementBlock& b, double t) {
 }
 
 void Problem::boundary_rows_at(const ElementBlock& b, const double* ts, int nt, const View3& out,
-                               const View3::HostMirror& h) {
+                               const View3::HostMirror& h, const std::vector<int>& host,
+                               const IView1& exact, const View3& xyz) {
   const int Q2 = static_cast<int>(b.bdata.extent(1));
-  if (!host_slots_.empty()) { // expressions: on the host, then one copy
+  if (!host.empty()) { // expressions: on the host, then one copy
     for (int k = 0; k < nt; ++k)
-      for (const int s : host_slots_) {
+      for (const int s : host) {
         const ConditionRow& row = rows_[b.bound_cond[s]];
         for (int pt = 0; pt < Q2; ++pt) {
           const double* xp = &bpoints_[(static_cast<std::size_t>(s) * Q2 + pt) * 3];
@@ -402,14 +413,13 @@ void Problem::boundary_rows_at(const ElementBlock& b, const double* ts, int nt, 
     // the device here.
     Kokkos::deep_copy(ExecSpace(), out, h);
   }
-  if (exact_slots_.extent(0) > 0) { // the built-in exact solution: on the device, after the copy
+  if (exact.extent(0) > 0) { // the built-in exact solution: on the device, after the copy
     DG_VERIFY(nt <= max_stage_times,
               "boundary data at " << nt << " times, at most " << max_stage_times);
     Kokkos::Array<double, max_stage_times> times{};
     for (int k = 0; k < nt; ++k)
       times[k] = ts[k];
-    const View3 xyz = exact_points_;
-    const IView1 slots = exact_slots_;
+    const IView1 slots = exact;
     const physics::ExactSolution ex = builtin_;
     // One flat range, the face point fastest: neighbouring threads read neighbouring points
     // and write neighbouring values (a three-dimensional MDRange ran the time index fastest on
@@ -427,7 +437,8 @@ void Problem::boundary_rows_at(const ElementBlock& b, const double* ts, int nt, 
   }
 }
 
-const View3& Problem::stage_boundary_data(const ElementBlock& b, const std::vector<double>& ts) {
+const View3& Problem::stage_boundary_data(const ElementBlock& b, const std::vector<double>& ts,
+                                          const std::vector<int>& read) {
   const double t0 = MPI_Wtime();
   const int nt = static_cast<int>(ts.size()), ns = static_cast<int>(b.bdata.extent(0)),
             Q2 = static_cast<int>(b.bdata.extent(1));
@@ -440,7 +451,18 @@ const View3& Problem::stage_boundary_data(const ElementBlock& b, const std::vect
     hstage_bdata_ = Kokkos::create_mirror_view(stage_bdata_);
     Kokkos::deep_copy(hstage_bdata_, stage_bdata_);
   }
-  boundary_rows_at(b, ts.data(), nt, stage_bdata_, hstage_bdata_);
+  if (read != ahead_read_) { // the t-dependent slots among those read
+    const auto among = [&](const std::vector<int>& slots) {
+      std::vector<int> kept;
+      for (const int s : slots)
+        if (std::binary_search(read.begin(), read.end(), s)) kept.push_back(s);
+      return kept;
+    };
+    ahead_slots_ = select_time_slots(among(time_slots_.host), among(time_slots_.exact_host), Q2);
+    ahead_read_ = read;
+  }
+  boundary_rows_at(b, ts.data(), nt, stage_bdata_, hstage_bdata_, ahead_slots_.host,
+                   ahead_slots_.exact, ahead_slots_.exact_points);
   update_seconds_ += MPI_Wtime() - t0;
   return stage_bdata_;
 }

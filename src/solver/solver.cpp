@@ -180,11 +180,12 @@ void Solver::step(double dt) {
   const double t0 = MPI_Wtime();
   // Boundary data read by the stages in modal form: projected once where they do not depend
   // on time; where they alone do, evaluated and projected once for all the step's stage times,
-  // instead of two small kernels per stage.
+  // instead of two small kernels per stage, on the slots the stages read (with advection the
+  // faces the flow enters).
   const bool ahead = problem_->boundary_data_only() && op_->boundary_data_ahead();
   if (ahead) {
     const std::vector<double> ts = rk_->stage_times(time_, dt);
-    op_->project_boundary_data(problem_->stage_boundary_data(block_, ts), ts);
+    op_->project_boundary_data(problem_->stage_boundary_data(block_, ts, op_->data_slots()), ts);
   } else if (!problem_->boundary_data_depend_on_time() && op_->boundary_data_ahead() &&
              !op_->holds_constant_boundary_data()) {
     const View2& g = block_.bdata; // as one time's rows

@@ -110,9 +110,15 @@ void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde
 void modal_boundary_data(const ElementBlock& b, View2& out, const View2& an = View2(),
                          int extra = 0);
 /// The same for the data g(k, s, point) at several times k (the stages of a step, one launch):
-/// out(k, s, a + P b), with `extra` rows after each time's slots.
+/// out(k, s, a + P b), with `extra` rows after each time's slots. With `slots`, only the rows
+/// of the slots it lists (the others are left as they are).
 void modal_boundary_data(const ElementBlock& b, const View3& g, View3& out,
-                         const View2& an = View2(), int extra = 0);
+                         const View2& an = View2(), int extra = 0, const IView1* slots = nullptr);
+/// The boundary slots whose data the modal pencil kernels read with these neighbour words,
+/// ascending: with diffusion every inflow and Dirichlet slot; for advection those whose word
+/// has the read bit (the faces the flow enters, and mixed faces). The data of the other slots
+/// never reach a flux (the upwind flux takes the interior trace there).
+std::vector<int> modal_data_slots(const ElementBlock& b, const LView2& words, bool diffusion);
 
 /// The pencil kernel's records and neighbour words with a velocity affine in space (the
 /// rotation, a linear expression field) on an affine block, from the velocity at the block's

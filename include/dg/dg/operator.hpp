@@ -227,8 +227,13 @@ public:
   /// instead of projecting block.bdata (which is then not updated for it). With ts empty, g
   /// holds one row of data constant in time, which every stage reads until the variant
   /// changes (holds_constant_boundary_data).
+  /// Time-dependent data (ts not empty) are projected on data_slots() only.
   void project_boundary_data(const View3& g, const std::vector<double>& ts);
   bool holds_constant_boundary_data() const { return ahead_constant_; }
+  /// The boundary slots whose data the stages read (fixed::modal_data_slots: with advection the
+  /// faces the flow enters), ascending; built on first use for the current variant. A step
+  /// evaluates and projects time-dependent data on these alone.
+  const std::vector<int>& data_slots();
   /// Whether the stage and its traces take the quadrature-free affine path (with a velocity
   /// affine in space, modal_linear(): its linear elements).
   bool modal_path() const;
@@ -281,7 +286,10 @@ private:
   View3 modal_ahead_; // ... at the times ahead_times_ (project_boundary_data)
   View3 ahead_data_;  // the data at the face points at those times
   std::vector<double> ahead_times_;
-  bool ahead_constant_ = false; // ... or one row for every time
+  bool ahead_constant_ = false;  // ... or one row for every time
+  std::vector<int> hdata_slots_; // data_slots(), and on the device
+  IView1 data_slots_;
+  bool data_slots_current_ = false;
   /// The index of time t in ahead_times_ (0 for constant data), or -1.
   int ahead_index(double t) const;
   // The quadrature pencil path's per-point tables (stored geometry), built on first use.
