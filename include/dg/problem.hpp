@@ -63,14 +63,11 @@ public:
                                    const std::vector<int>& read);
   static constexpr int max_stage_times = 8;
   double update_seconds() const { return update_seconds_; }
-  /// Points evaluated on the host per update on this rank (boundary points with expression
-  /// data and source points; built-in exact data are evaluated on the device).
-  long update_points() const { return update_points_; }
-  /// Boundary points of built-in exact data evaluated on the device per update on this rank.
-  long device_points() const {
-    return static_cast<long>(time_slots_.exact_points.extent(0) *
-                             time_slots_.exact_points.extent(1));
-  }
+  /// Point values computed on this rank so far for time-dependent data: on the host (boundary
+  /// expressions, a source), and on the device (the built-in exact solution), every stage time
+  /// counted.
+  long long host_points() const { return host_points_; }
+  long long device_points() const { return device_points_; }
 
   /// Whether error norms are known (an exact solution: initial.exact or a built-in one).
   bool has_exact() const { return exact_expr_ || builtin_exact_; }
@@ -126,7 +123,7 @@ private:
   mutable int gq_ = 0;
   double last_t_ = -1e300;
   double update_seconds_ = 0.0;
-  long update_points_ = 0;
+  long long host_points_ = 0, device_points_ = 0;
 };
 
 } // namespace dg

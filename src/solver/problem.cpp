@@ -324,7 +324,6 @@ void Problem::setup(ElementBlock& b, const mesh::LocalMesh& local, MPI_Comm comm
 
   // Slots whose data depend on t: expressions on the host, the built-in exact solution (a
   // device function) on the device at the face points kept there.
-  update_points_ = source_t_ ? static_cast<long>(E) * Q3 : 0;
   std::vector<int> host_slots, device_slots;
   for (int s = 0; s < b.nbound; ++s) {
     const int r = b.bound_cond[s];
@@ -333,7 +332,6 @@ void Problem::setup(ElementBlock& b, const mesh::LocalMesh& local, MPI_Comm comm
       device_slots.push_back(s);
     } else {
       host_slots.push_back(s);
-      update_points_ += Q2;
     }
   }
   time_slots_ = select_time_slots(host_slots, device_slots, Q2);
@@ -388,6 +386,7 @@ void Problem::update(ElementBlock& b, double t) {
         h(e, pt) = source_(xp[0], xp[1], xp[2], t);
       }
     Kokkos::deep_copy(ExecSpace(), svals_, h);
+    host_points_ += static_cast<long long>(b.nelem) * Q3;
     project_values(b, svals_, b.source, 1);
   }
   // Host time only: the device work queued here (a copy, a kernel) overlaps with the stages.
@@ -399,6 +398,8 @@ void Problem::boundary_rows_at(const ElementBlock& b, const double* ts, int nt, 
                                const View3::HostMirror& h, const std::vector<int>& host,
                                const IView1& exact, const View3& xyz) {
   const int Q2 = static_cast<int>(b.bdata.extent(1));
+  host_points_ += static_cast<long long>(nt) * host.size() * Q2;
+  device_points_ += static_cast<long long>(nt) * exact.extent(0) * Q2;
   if (!host.empty()) { // expressions: on the host, then one copy
     for (int k = 0; k < nt; ++k)
       for (const int s : host) {

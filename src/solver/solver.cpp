@@ -348,6 +348,7 @@ GlobalDiagnostics Solver::run() {
   Kokkos::fence();
   const double wall0 = MPI_Wtime();
   const long step0 = step_;
+  const long long host0 = problem_->host_points(), device0 = problem_->device_points();
   // Diagnostics, snapshots and checkpoints inside the timed loop: the DOF-stages/s of the
   // summary and the progress lines are those of the steps alone (the error norm against an
   // exact solution costs more than a step on a CPU core at some sizes).
@@ -418,13 +419,16 @@ GlobalDiagnostics Solver::run() {
     std::printf("dgsolve: halo: %.0f bytes per stage (sent, summed over ranks), waiting %.1f%% of "
                 "step time (max over ranks; mean %.1f%%)\n",
                 hs.bytes_per_stage, 100.0 * hs.wait_fraction_max, 100.0 * hs.wait_fraction_mean);
-    if (problem_->time_dependent())
+    if (problem_->time_dependent()) {
+      const double stages = std::max(1.0, double(rk_->stages()) * double(step_ - step0));
       std::printf("dgsolve: time-dependent boundary data and source: %.3f s on rank 0 (%.1f%% of "
-                  "step time); per stage %ld points evaluated on the host (expressions) and "
-                  "copied to the device, %ld on the device (built-in exact solution)\n",
+                  "step time); per stage %.0f points evaluated on the host (expressions) and "
+                  "copied to the device, %.0f on the device (built-in exact solution)\n",
                   problem_->update_seconds(),
                   100.0 * problem_->update_seconds() / std::max(wall - out_wall, 1e-12),
-                  problem_->update_points(), problem_->device_points());
+                  double(problem_->host_points() - host0) / stages,
+                  double(problem_->device_points() - device0) / stages);
+    }
     if (writer) std::printf("dgsolve: snapshots in %s\n", writer->xdmf_path().c_str());
   }
   // One row per run: the figures of the summary, for scripts (scripts/scaling.sh).
