@@ -626,6 +626,10 @@ TEST_CASE("modal path with a velocity affine in space equals the run-time-sized 
         CHECK(s.op().modal_linear());
         CHECK(s.op().quadrature_pencil_path() == (lin < n));
         CHECK(s.op().boundary_data_ahead() == (c.sets[0] != periodic[0] && lin == n));
+        if (c.sets == centred) // the Dirichlet faces the flow enters: half of xmin, ymin and
+          // ymax (4 x 2 faces each, x = 0.5 and y = 0.5 on element faces); the z sides see
+          // a . n = 0, and xmax is an outflow face (stage_yaml)
+          CHECK(s.op().data_slots().size() == 12);
         const auto ref = rhs_with(s, generic);
         check_right_hand_sides(s, modal, modal3, ref);
         // LSRK steps: the linear elements emit the traces their neighbours read.
