@@ -477,8 +477,7 @@ const std::vector<int>& DGOperator::data_slots() {
   if (!data_slots_current_) {
     const ElementBlock& b = *block_;
     const bool linear = modal_linear();
-    if (!linear && modal_rec_.extent(0) != static_cast<size_t>(b.nelem))
-      fixed::modal_records(b, pde_, modal_rec_, modal_words_);
+    if (!linear) modal_records();
     hdata_slots_ =
         fixed::modal_data_slots(b, linear ? linear_words_ : modal_words_, pde_.diffusion.nu > 0.0);
     data_slots_ = IView1("dg::operator::data_slots", hdata_slots_.size());
@@ -488,6 +487,11 @@ const std::vector<int>& DGOperator::data_slots() {
     data_slots_current_ = true;
   }
   return hdata_slots_;
+}
+
+void DGOperator::modal_records() {
+  if (modal_rec_.extent(0) != static_cast<size_t>(block_->nelem))
+    fixed::modal_records(*block_, pde_, modal_rec_, modal_words_);
 }
 
 int DGOperator::ahead_index(double t) const {
@@ -523,8 +527,7 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
       fixed::modal_mixed_fluxes(b, linear_rec_, linear_mixed_, points_, a.modal_bdata, data);
     }
   } else {
-    if (modal_rec_.extent(0) != static_cast<size_t>(b.nelem))
-      fixed::modal_records(b, pde_, modal_rec_, modal_words_);
+    modal_records();
     a.modal_rec = modal_rec_;
     a.modal_words = modal_words_;
     if (has_dirichlet_) { // the stage's boundary data in modal form, projected ahead or now

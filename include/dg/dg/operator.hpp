@@ -279,9 +279,11 @@ private:
   View4 trace_next_;            // traces emitted by a stage for the next one
   bool emitted_ = false;        // the stages since the last finish_stage emitted traces
   bool traces_current_ = false; // block.trace holds the traces of block.u
-  // The pencil kernel's per-element records and neighbour words, built on first use.
+  // The pencil kernel's per-element records and neighbour words, built on first use
+  // (modal_records).
   View2 modal_rec_;
   LView2 modal_words_;
+  void modal_records();
   View2 modal_bdata_; // the boundary data's modal coefficients (modal_boundary_data)
   View3 modal_ahead_; // ... at the times ahead_times_ (project_boundary_data)
   View3 ahead_data_;  // the data at the face points at those times
