@@ -145,9 +145,10 @@ int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusio
 void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView2& mixed_faces,
                         const View1& points, View2& out, const View2& data = View2());
 
-/// The quadrature pencil path's per-point tables: qvol (elem, Q^3, 4) = adj(J) a and 1/|J| at
-/// the volume points, qface (elem, 6, Q^2, 1) = (a . n) dS at the face points; with diffusion
-/// qvol (elem, Q^3, 10) adds G = nu adj(J) adj(J)^T / |J| (G00, G01, G02, G11, G12, G22) and
+/// The quadrature pencil path's per-point tables: qvol (elem, 4, Q^3) = adj(J) a and 1/|J| at
+/// the volume points (component-major), qface (elem, 6, Q^2, 1) = (a . n) dS at the face points;
+/// with diffusion qvol (elem, 10, Q^3) adds G = nu adj(J) adj(J)^T / |J| (G00, G01, G02, G11,
+/// G12, G22) and
 /// qface (elem, 6, Q^2, 6) = a . n, dS, J^-1 n, nu. From the block's metric, its velocity (a
 /// field's tables, the rotation at each point's position from the block's map at the 1-D points
 /// `points`, or the constant velocity) and its diffusivity (constant or a field). Advection also
