@@ -422,7 +422,9 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
                               const View1& points, View3& qvol, View4& qface, IView1& qsides) {
   const int nv = b.nvol, nf = b.nface, Q = b.Q, gorder = b.gorder;
   const bool diffusion = pde.diffusion.nu > 0.0;
-  qvol = View3("dg::qpencil::qvol", b.nelem, diffusion ? 10 : 4, nv);
+  const int nk = diffusion ? 10 : 4;
+  qvol = qvol_component_major ? View3("dg::qpencil::qvol", b.nelem, nk, nv)
+                              : View3("dg::qpencil::qvol", b.nelem, nv, nk);
   qface = View4("dg::qpencil::qface", b.nelem, 6, nf, diffusion ? 6 : 1);
   qsides = diffusion ? IView1() : IView1("dg::qpencil::qsides", b.nelem);
   const IView1 qs = qsides;
@@ -458,15 +460,15 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
               },
               C);
           for (int d = 0; d < 3; ++d)
-            qv(e, d, pt) = C[d];
+            qvol_at(qv, e, d, pt) = C[d];
           const double det = vgeo(e, gp, 9);
-          qv(e, 3, pt) = 1.0 / det;
+          qvol_at(qv, e, 3, pt) = 1.0 / det;
           if (diffusion) { // G = nu adj(J) adj(J)^T / |J| (G00, G01, G02, G11, G12, G22)
             const double s = (nu_field ? nuvol(e, pt) : nu) / det;
             int m = 4;
             for (int d = 0; d < 3; ++d)
               for (int d2 = d; d2 < 3; ++d2)
-                qv(e, m++, pt) = s * adjugate_gram(A, d, d2);
+                qvol_at(qv, e, m++, pt) = s * adjugate_gram(A, d, d2);
           }
         }
         int sides = 0;

@@ -39,6 +39,24 @@ inline constexpr bool face_side_selection = false;
 inline constexpr bool face_side_selection = true;
 #endif
 
+/// The layout of the quadrature pencil path's volume table qvol: component-major on GPUs,
+/// qvol(e, k, point), so that a pass's threads (a pencil each) read entries Q apart or side by
+/// side rather than a record of 4 (diffusion 10) doubles apart (H100: 1.03 to 1.25x); point-major
+/// on CPUs, qvol(e, point, k), where one core runs a pencil's points one after another
+/// (component-major: 0.94 to 0.99x on one core; docs/performance.md).
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+inline constexpr bool qvol_component_major = true;
+#else
+inline constexpr bool qvol_component_major = false;
+#endif
+/// Component k at volume point pt of element e of qvol (qvol_component_major).
+KOKKOS_FORCEINLINE_FUNCTION double& qvol_at(const View3& qvol, int e, int k, int pt) {
+  if constexpr (qvol_component_major)
+    return qvol(e, k, pt);
+  else
+    return qvol(e, pt, k);
+}
+
 /// Geometry of the quadrature pencil path (quadrature_pencil_stage.hpp): one record per affine
 /// element (constant velocity), the trilinear map recomputed from the 8 vertices at each point
 /// (constant velocity), or per-point tables (velocity fields, curved elements).
@@ -146,9 +164,9 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
                         const View1& points, View2& out, const View2& data = View2());
 
 /// The quadrature pencil path's per-point tables: qvol (elem, 4, Q^3) = adj(J) a and 1/|J| at
-/// the volume points (component-major), qface (elem, 6, Q^2, 1) = (a . n) dS at the face points;
-/// with diffusion qvol (elem, 10, Q^3) adds G = nu adj(J) adj(J)^T / |J| (G00, G01, G02, G11,
-/// G12, G22) and
+/// the volume points (point-major on CPUs: (elem, Q^3, 4); qvol_at), qface (elem, 6, Q^2, 1) =
+/// (a . n) dS at the face points; with diffusion qvol (elem, 10, Q^3) adds G = nu adj(J)
+/// adj(J)^T / |J| (G00, G01, G02, G11, G12, G22) and
 /// qface (elem, 6, Q^2, 6) = a . n, dS, J^-1 n, nu. From the block's metric, its velocity (a
 /// field's tables, the rotation at each point's position from the block's map at the 1-D points
 /// `points`, or the constant velocity) and its diffusivity (constant or a field). Advection also

@@ -33,14 +33,11 @@
 //   record     affine with constant velocity: C = adj(J) a and 1/|J|, (a . n) dS per face;
 //   trilinear  the 8 vertices as the 8 coefficients of the trilinear map; at each point the
 //              Jacobian's columns, adj(J) rows as their cross products, |J| (about 60 flops);
-//   stored     qvol(e, k, point), k < 4: C and 1/|J| at each volume point, qface(e, f, point,
-//              0) = (a . n) dS (trilinear elements by default, curved elements, velocity
-//              fields); with diffusion (always stored) k < 10 adds G (6: G00, G01, G02, G11,
-//              G12, G22) and qface(e, f, point, 6) = a . n, dS, J^-1 n, nu. Each component's
-//              points contiguous: the threads of a pass, a pencil each, read entries Q apart
-//              (x-pencils) or side by side (y- and z-pencils), not a whole record apart (on the
-//              H100 1.03 to 1.06x at q = p + 1, 1.07 to 1.25x at q = p + 2 over the record per
-//              point, docs/performance.md).
+//   stored     component k < 4 of qvol at each volume point (qvol_at: component-major on
+//              GPUs, point-major on CPUs): C and 1/|J|; qface(e, f, point, 0) = (a . n) dS
+//              (trilinear elements by default, curved elements, velocity fields); with
+//              diffusion (always stored) k < 10 adds G (6: G00, G01, G02, G11, G12, G22) and
+//              qface(e, f, point, 6) = a . n, dS, J^-1 n, nu.
 // Bytes per DOF (qpencil_bytes_per_dof): 28.8 + 144 / P + (geometry + 96) / P^3, geometry 272
 // record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored; on CPUs stored
 // 28.8 + 96 / P + (32 Q^3 + 48 Q^2 + 100) / P^3 (face_side_selection: the own and the neighbours'
@@ -403,9 +400,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         for (int a = 0; a < Q; ++a) {
           const int pt = a + Q * b + Q2 * c;
           const double w = tb.w[a] * wbc;
-          C0[a] = w * qvol(e, 0, pt);
-          C1[a] = w * qvol(e, 1, pt);
-          C2[a] = w * qvol(e, 2, pt);
+          C0[a] = w * qvol_at(qvol, e, 0, pt);
+          C1[a] = w * qvol_at(qvol, e, 1, pt);
+          C2[a] = w * qvol_at(qvol, e, 2, pt);
         }
       }
     }
@@ -418,7 +415,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
         return 1.0 / triple(Js, Jt, Jr);
       }
-      return qvol(e, 3, a + Q * b + Q2 * c);
+      return qvol_at(qvol, e, 3, a + Q * b + Q2 * c);
     }
     /// w / |J| there.
     KOKKOS_FORCEINLINE_FUNCTION double mass_weight(int e, const double* G, const Tables& tb, int a,
@@ -961,7 +958,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             double g[10];
             DG_UNROLL
             for (int m = 0; m < 10; ++m)
-              g[m] = qvol(e, m, pt);
+              g[m] = qvol_at(qvol, e, m, pt);
             const double w = tb.w[a] * wbc;
             const double f0 = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
             const double f1 = w * (g[1] * s - (g[5] * sr + g[7] * ss + g[8] * st));
