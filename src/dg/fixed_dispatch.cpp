@@ -419,10 +419,14 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
 }
 
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              const View1& points, View3& qvol, View4& qface, IView1& qsides) {
+                              const View1& points, View3& qvol, View4& qface, IView1& qsides,
+                              bool inverse_jacobian_only) {
   const int nv = b.nvol, nf = b.nface, Q = b.Q, gorder = b.gorder;
   const bool diffusion = pde.diffusion.nu > 0.0;
-  const int nk = diffusion ? 10 : 4;
+  DG_VERIFY(!(diffusion && inverse_jacobian_only),
+            "quadrature pencil tables: 1/|J| alone is for advection");
+  const bool jonly = inverse_jacobian_only;
+  const int nk = diffusion ? 10 : (jonly ? 1 : 4);
   qvol = qvol_component_major ? View3("dg::qpencil::qvol", b.nelem, nk, nv)
                               : View3("dg::qpencil::qvol", b.nelem, nv, nk);
   qface = View4("dg::qpencil::qface", b.nelem, 6, nf, diffusion ? 6 : 1);
@@ -459,9 +463,13 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
                 element_map(verts, nodes, gorder, e, r, xp);
               },
               C);
+          const double det = vgeo(e, gp, 9);
+          if (jonly) {
+            qvol_at(qv, e, 0, pt) = 1.0 / det;
+            continue;
+          }
           for (int d = 0; d < 3; ++d)
             qvol_at(qv, e, d, pt) = C[d];
-          const double det = vgeo(e, gp, 9);
           qvol_at(qv, e, 3, pt) = 1.0 / det;
           if (diffusion) { // G = nu adj(J) adj(J)^T / |J| (G00, G01, G02, G11, G12, G22)
             const double s = (nu_field ? nuvol(e, pt) : nu) / det;
@@ -514,6 +522,8 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
     b += 3.0 * traces + (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
   else if (g == PencilGeometry::trilinear)
     b += 3.0 * traces + 24.0 * d / P3;
+  else if (g == PencilGeometry::trilinear_flux) // the vertices, 1/|J| and (a . n) dS
+    b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (24.0 + Q3 + 6.0 * Q2) * d / P3;
   else
     b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (4.0 * Q3 + 6.0 * Q2) * d / P3;
   return b;
@@ -532,7 +542,11 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
                                            2.0 * (P2 * Q + P * Q2 + Q3);
   // Face coefficients to points, own and neighbour's: only the sides the upwind flux takes with
   // the stored geometry (3 of 6 each with a constant velocity).
-  const double face_pencils = g == PencilGeometry::stored && upwind_sides ? 6.0 : 12.0;
+  const bool tables = g == PencilGeometry::stored || g == PencilGeometry::trilinear_flux;
+  const double face_pencils = tables && upwind_sides ? 6.0 : 12.0;
+  // trilinear_flux: per x-pencil the map's columns along it and 8 triple products (about 150),
+  // then 4 multiply-adds per point.
+  const double pencil_flux = g == PencilGeometry::trilinear_flux ? Q2 * (150.0 + 4.0 * Q) : 0.0;
   const double face_points = face_pencils * (P2 * Q + P * Q + P * Q2 + Q2);
   if (diffusion) {
     // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux
@@ -558,7 +572,7 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
     f += Q3 * P + Q3 + Q2 * P2 + Q2 * P + Q * P3 + Q * P2 + 4.0 * P3;
     f += face_points + 6.0 * Q2 * 4.0 + 12.0 * P3;
     if (g == PencilGeometry::trilinear) f += Q3 * (110.0 + 80.0) + 6.0 * Q2 * 75.0;
-    return f;
+    return f + pencil_flux;
   }
   // Volume: z-, y-backward; per x-pencil the x-backward, w C u and the three x-inner products;
   // the y- (three contractions per pencil) and z-inner products (two); faces: to points (own
@@ -573,7 +587,7 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
     f += inverse_mass;
     if (g == PencilGeometry::trilinear) f += Q2 * Q * 80.0;
   }
-  return f;
+  return f + pencil_flux;
 }
 
 double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelVariant& v) {

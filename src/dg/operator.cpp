@@ -398,8 +398,9 @@ fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
   if (b.curved || pde_.advection.kind != physics::Advection::constant || pde_.diffusion.nu > 0.0)
     return fixed::PencilGeometry::stored;
   if (b.affine) return fixed::PencilGeometry::record;
-  return variant_.qpencil_recompute ? fixed::PencilGeometry::trilinear
-                                    : fixed::PencilGeometry::stored;
+  if (variant_.qpencil_recompute) return fixed::PencilGeometry::trilinear;
+  return variant_.qpencil_trilinear_flux ? fixed::PencilGeometry::trilinear_flux
+                                         : fixed::PencilGeometry::stored;
 }
 
 bool DGOperator::modal_path() const {
@@ -443,9 +444,12 @@ void DGOperator::qpencil_args(fixed::StageArgs& a) {
   const ElementBlock& b = *block_;
   a.qpencil = true;
   a.qgeometry = quadrature_pencil_geometry();
-  if (a.qgeometry == fixed::PencilGeometry::stored) {
-    if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
-      fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
+  const bool jonly = a.qgeometry == fixed::PencilGeometry::trilinear_flux;
+  if (a.qgeometry == fixed::PencilGeometry::stored || jonly) {
+    // 1/|J| alone, or every component (4, or 10 with diffusion).
+    const size_t nk = qvol_.extent(fixed::qvol_component_major ? 1 : 2);
+    if (qvol_.extent(0) != static_cast<size_t>(b.nelem) || (nk == 1) != jonly)
+      fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_, jonly);
     a.qvol = qvol_;
     a.qface = qface_;
     if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;

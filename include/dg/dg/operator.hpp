@@ -145,6 +145,11 @@ struct KernelVariant {
   /// default: the tables are faster at p = 3, 4, 5, 7 on the H100 (the kernel is not
   /// bandwidth-bound) and at every order on a CPU core (docs/performance.md).
   bool qpencil_recompute = false;
+  /// ... on trilinear elements with a constant velocity: adj(J) a from the trilinear map along
+  /// each pencil (PencilGeometry::trilinear_flux: a quadratic and two linear polynomials of the
+  /// pencil's coordinate, about 150 flops per pencil), 1/|J| and (a . n) dS from tables: 1 of
+  /// the 4 doubles per volume point (dgbench --variants qpencil-trilinear-flux).
+  bool qpencil_trilinear_flux = false;
   /// ... at q = p + 1 on non-affine elements (advection): the collocated passes, with B square
   /// the weight-adjusted inverse mass applied at the points without the inner products before
   /// it (QuadraturePencilPath::Stage::collocated_passes; false: the modal right-hand side

@@ -37,9 +37,13 @@
 //              GPUs, point-major on CPUs): C and 1/|J|; qface(e, f, point, 0) = (a . n) dS
 //              (trilinear elements by default, curved elements, velocity fields); with
 //              diffusion (always stored) k < 10 adds G (6: G00, G01, G02, G11, G12, G22) and
-//              qface(e, f, point, 6) = a . n, dS, J^-1 n, nu.
+//              qface(e, f, point, 6) = a . n, dS, J^-1 n, nu;
+//   trilinear_flux  the trilinear map's coefficients as trilinear; C along each x-pencil as a
+//              quadratic (C_0) and two linear polynomials of r from the map's columns (8 triple
+//              products per pencil); 1/|J| from qvol (component 0) and (a . n) dS from qface.
 // Bytes per DOF (qpencil_bytes_per_dof): 28.8 + 144 / P + (geometry + 96) / P^3, geometry 272
-// record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored; on CPUs stored
+// record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored, 192 + 8 Q^3 +
+// 48 Q^2 trilinear_flux; on CPUs stored
 // 28.8 + 96 / P + (32 Q^3 + 48 Q^2 + 100) / P^3 (face_side_selection: the own and the neighbours'
 // traces read only on the faces whose upwind flux takes them, 3 of 6 each with a constant
 // velocity); with diffusion 28.8 + (80 Q^3 + 480 Q^2 + 144) / P^3.
@@ -384,6 +388,31 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           C1[a] = w * G[1];
           C2[a] = w * G[2];
         }
+      } else if (geometry == PencilGeometry::trilinear_flux) {
+        // Along the pencil r (s, t fixed): J_r constant, J_s = As + r Bs, J_t = At + r Bt, so
+        // C_0 = a . (J_s x J_t) is quadratic in r, C_1 = a . (J_t x J_r) and C_2 = a . (J_r x
+        // J_s) linear.
+        const double s = tb.x[b], t = tb.x[c];
+        double Jr[3], As[3], Bs[3], At[3], Bt[3];
+        for (int i = 0; i < 3; ++i) {
+          const double* g = G + i; // coefficient k of component i at g[3 k]
+          Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
+          As[i] = g[6] + g[18] * t;
+          Bs[i] = g[12] + g[21] * t;
+          At[i] = g[9] + g[18] * s;
+          Bt[i] = g[15] + g[21] * s;
+        }
+        const double c00 = triple(As, At, vel), c01 = triple(As, Bt, vel) + triple(Bs, At, vel),
+                     c02 = triple(Bs, Bt, vel), c10 = triple(At, Jr, vel),
+                     c11 = triple(Bt, Jr, vel), c20 = triple(Jr, As, vel),
+                     c21 = triple(Jr, Bs, vel);
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          const double r = tb.x[a], w = tb.w[a] * wbc;
+          C0[a] = w * (c00 + r * (c01 + r * c02));
+          C1[a] = w * (c10 + r * c11);
+          C2[a] = w * (c20 + r * c21);
+        }
       } else if (geometry == PencilGeometry::trilinear) {
         const double s = tb.x[b], t = tb.x[c];
         DG_UNROLL
@@ -415,7 +444,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
         return 1.0 / triple(Js, Jt, Jr);
       }
-      return qvol_at(qvol, e, 3, a + Q * b + Q2 * c);
+      return qvol_at(qvol, e, geometry == PencilGeometry::trilinear_flux ? 0 : 3,
+                     a + Q * b + Q2 * c);
     }
     /// w / |J| there.
     KOKKOS_FORCEINLINE_FUNCTION double mass_weight(int e, const double* G, const Tables& tb, int a,
@@ -464,7 +494,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
       if (geometry == PencilGeometry::record) return G[4 + f];
-      if (geometry == PencilGeometry::stored) return qface(e, f, al + Q * be, 0);
+      if (geometry == PencilGeometry::stored || geometry == PencilGeometry::trilinear_flux)
+        return qface(e, f, al + Q * be, 0);
       double r[3], Jr[3], Js[3], Jt[3];
       hex::face_point(f, tb.x[al], tb.x[be], r);
       columns(G, r[0], r[1], r[2], Jr, Js, Jt);
@@ -557,19 +588,29 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
 #endif
       if (traces_only) return;
-      if (geometry == PencilGeometry::trilinear) {
+      if (geometry == PencilGeometry::trilinear || geometry == PencilGeometry::trilinear_flux) {
         // Coefficient g of component i: (1/8) sum_v X_v(i) times the monomial g at the
-        // vertex's signs (1, r, s, t, rs, rt, st, rst).
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 24), [&](int idx) {
-          const int k = idx / 24, g = (idx % 24) / 3, i = idx % 3, e = elem(e0 + k);
-          double s = 0.0;
+        // vertex's signs (1, r, s, t, rs, rt, st, rst); one thread per component, its eight
+        // vertex values read once.
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 3), [&](int idx) {
+          const int k = idx / 3, i = idx % 3, e = elem(e0 + k);
+          double x[8], c[8] = {};
+          DG_UNROLL
+          for (int v = 0; v < 8; ++v)
+            x[v] = verts(e, v, i);
+          DG_UNROLL
           for (int v = 0; v < 8; ++v) {
+            constexpr int one = 1;
             const int sr = hex::vertex_sign(v, 0), ss = hex::vertex_sign(v, 1),
                       st = hex::vertex_sign(v, 2);
-            const int mono[8] = {1, sr, ss, st, sr * ss, sr * st, ss * st, sr * ss * st};
-            s += mono[g] * verts(e, v, i);
+            const int mono[8] = {one, sr, ss, st, sr * ss, sr * st, ss * st, sr * ss * st};
+            DG_UNROLL
+            for (int g = 0; g < 8; ++g)
+              c[g] += mono[g] * x[v];
           }
-          base[k * ED + OG + idx % 24] = 0.125 * s;
+          DG_UNROLL
+          for (int g = 0; g < 8; ++g)
+            base[k * ED + OG + 3 * g + i] = 0.125 * c[g];
         });
       } else if (geometry == PencilGeometry::record || affine) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](int k) {
