@@ -522,10 +522,11 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
     b += 3.0 * traces + (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
   else if (g == PencilGeometry::trilinear)
     b += 3.0 * traces + 24.0 * d / P3;
-  else if (g == PencilGeometry::trilinear_flux) // the vertices, 1/|J| and (a . n) dS
-    b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (24.0 + Q3 + 6.0 * Q2) * d / P3;
-  else
-    b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (4.0 * Q3 + 6.0 * Q2) * d / P3;
+  else { // per-point tables: 4 doubles per volume point, or (trilinear_flux) 1/|J| alone and the
+         // vertices
+    const double volume = g == PencilGeometry::trilinear_flux ? 24.0 + Q3 : 4.0 * Q3;
+    b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (volume + 6.0 * Q2) * d / P3;
+  }
   return b;
 }
 

@@ -484,10 +484,7 @@ const std::vector<int>& DGOperator::data_slots() {
     if (!linear) modal_records();
     hdata_slots_ =
         fixed::modal_data_slots(b, linear ? linear_words_ : modal_words_, pde_.diffusion.nu > 0.0);
-    data_slots_ = IView1("dg::operator::data_slots", hdata_slots_.size());
-    const Kokkos::View<int*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(
-        hdata_slots_.data(), hdata_slots_.size());
-    Kokkos::deep_copy(data_slots_, h);
+    data_slots_ = device_list("dg::operator::data_slots", hdata_slots_);
     data_slots_current_ = true;
   }
   return hdata_slots_;

@@ -600,10 +600,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             x[v] = verts(e, v, i);
           DG_UNROLL
           for (int v = 0; v < 8; ++v) {
-            constexpr int one = 1;
             const int sr = hex::vertex_sign(v, 0), ss = hex::vertex_sign(v, 1),
                       st = hex::vertex_sign(v, 2);
-            const int mono[8] = {one, sr, ss, st, sr * ss, sr * st, ss * st, sr * ss * st};
+            const int mono[8] = {1, sr, ss, st, sr * ss, sr * st, ss * st, sr * ss * st};
             DG_UNROLL
             for (int g = 0; g < 8; ++g)
               c[g] += mono[g] * x[v];
