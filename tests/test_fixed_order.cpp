@@ -522,7 +522,7 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
       {"-nx 4 -ny 2 -nz 2 -curve 2", rotation, fixed::PencilGeometry::stored},
       {"-nx 4 -ny 2 -nz 2 -curve 3", data, fixed::PencilGeometry::stored}};
   // q = p + 2 (the default) and q = p + 1 (the pencil path's collocated-order kernels).
-  int flux_cases = 0;
+  int along_cases = 0;
   for (const Case& c : cases)
     for (int qo : {2, 1})
       for (int p : {1, 3, 4, 7}) {
@@ -537,6 +537,7 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
         KernelVariant generic, pencil, pencil3;
         generic.fixed_order = false;
         pencil.modal_affine = pencil3.modal_affine = false; // affine blocks too
+        pencil.qpencil_trilinear_pencil = false;            // per-point tables (CPU default)
         pencil3.qpencil_elems = 3;                          // 18 or 16 elements: a short last batch
         // The warped boxes' second run: the recomputed metric instead of per-point tables.
         pencil3.qpencil_recompute = true;
@@ -555,24 +556,25 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
         s.op().set_variant(pencil3);
         CHECK(s.op().quadrature_pencil_geometry() == c.geometry);
         check_right_hand_sides(s, pencil, pencil3, ref);
-        // Trilinear elements: adj(J) a from the map along each pencil, 1/|J| from a table.
-        KernelVariant flux = pencil;
-        flux.qpencil_trilinear_flux = true;
+        // Trilinear elements: adj(J) a and |J| along each pencil, (a . n) dS along each face row
+        // from the map (no tables; the GPU default).
+        KernelVariant along = pencil;
+        along.qpencil_trilinear_pencil = true;
         const bool trilinear = c.geometry == fixed::PencilGeometry::trilinear;
         if (trilinear) {
-          s.op().set_variant(flux);
-          CHECK(s.op().quadrature_pencil_geometry() == fixed::PencilGeometry::trilinear_flux);
-          CHECK(rel_diff(rhs_with(s, flux), ref) < 1e-12);
-          CHECK(rel_diff(rhs_reversed(s, flux), ref) < 1e-12);
-          ++flux_cases;
+          s.op().set_variant(along);
+          CHECK(s.op().quadrature_pencil_geometry() == fixed::PencilGeometry::trilinear_pencil);
+          CHECK(rel_diff(rhs_with(s, along), ref) < 1e-12);
+          CHECK(rel_diff(rhs_reversed(s, along), ref) < 1e-12);
+          ++along_cases;
         }
         // LSRK steps: the stages emit the modal traces the next stage reads.
-        const auto modes = trilinear ? steps_with(cfg, {&generic, &pencil, &pencil3, &flux})
+        const auto modes = trilinear ? steps_with(cfg, {&generic, &pencil, &pencil3, &along})
                                      : steps_with(cfg, {&generic, &pencil, &pencil3});
         for (size_t k = 1; k < modes.size(); ++k)
           CHECK(rel_diff(modes[k], modes[0]) < 1e-12);
       }
-  CHECK(flux_cases == 16); // the two warped constant-velocity cases, p = 1, 3, 4, 7, both q
+  CHECK(along_cases == 16); // the two warped constant-velocity cases, p = 1, 3, 4, 7, both q
 }
 
 TEST_CASE("modal path with a velocity affine in space equals the run-time-sized quadrature path",

@@ -75,8 +75,10 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.quadrature_pencil = false;
   else if (var == "qpencil-trilinear")
     v.qpencil_recompute = true;
-  else if (var == "qpencil-trilinear-flux")
-    v.qpencil_trilinear_flux = true;
+  else if (var == "qpencil-tables")
+    v.qpencil_trilinear_pencil = false;
+  else if (var == "qpencil-trilinear-pencil")
+    v.qpencil_trilinear_pencil = true;
   else if (var == "qpencil-modal-rhs")
     v.qpencil_collocated = false;
   else if (var == "qpencil-both-sides")
@@ -97,8 +99,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
   } else if (var != "fused" && var != "separate")
     throw InputError("dgbench stage: --variants " + var +
                      ": valid are fused, blocked, entry, recompute, separate, runtime, "
-                     "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-trilinear-flux, "
-                     "qpencil-modal-rhs, "
+                     "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
+                     "qpencil-trilinear-pencil, qpencil-modal-rhs, "
                      "qpencil-both-sides, modal, modal-entry, modal-linear-unmixed, "
                      "modal-linear-scratch, modal-linear-registers, boundary-per-stage");
 }
@@ -128,8 +130,9 @@ int stage(Options& o) {
       "path), qpencil (affine meshes through the quadrature pencil path), per-element (the "
       "quadrature path one element per team instead of the pencil form), qpencil-trilinear "
       "(warped meshes: the trilinear metric recomputed instead of per-point tables), "
-      "qpencil-trilinear-flux (warped meshes: adj(J) a from the trilinear map along each "
-      "pencil, 1/|J| and (a . n) dS from tables), "
+      "qpencil-tables / qpencil-trilinear-pencil (warped meshes: per-point tables / adj(J) a "
+      "and |J| along each pencil and (a . n) dS along each face row from the map, instead of "
+      "the backend's default: the map on GPUs, the tables on CPUs), "
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
       "weight-adjusted inverse mass instead of the collocated passes), qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
@@ -255,7 +258,8 @@ int stage(Options& o) {
                     set_variant_by_name(var, v);
                     if (var == "recompute" && me == "affine") continue;
                     if ((var == "quadrature" || var == "qpencil") && me != "affine") continue;
-                    if ((var == "qpencil-trilinear" || var == "qpencil-trilinear-flux") &&
+                    if ((var == "qpencil-trilinear" || var == "qpencil-tables" ||
+                         var == "qpencil-trilinear-pencil") &&
                         me != "warped")
                       continue;
                     if (var == "qpencil-modal-rhs" && (me == "affine" || qo != 1)) continue;

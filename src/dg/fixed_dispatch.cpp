@@ -419,14 +419,10 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
 }
 
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              const View1& points, View3& qvol, View4& qface, IView1& qsides,
-                              bool inverse_jacobian_only) {
+                              const View1& points, View3& qvol, View4& qface, IView1& qsides) {
   const int nv = b.nvol, nf = b.nface, Q = b.Q, gorder = b.gorder;
   const bool diffusion = pde.diffusion.nu > 0.0;
-  DG_VERIFY(!(diffusion && inverse_jacobian_only),
-            "quadrature pencil tables: 1/|J| alone is for advection");
-  const bool jonly = inverse_jacobian_only;
-  const int nk = diffusion ? 10 : (jonly ? 1 : 4);
+  const int nk = diffusion ? 10 : 4;
   qvol = qvol_component_major ? View3("dg::qpencil::qvol", b.nelem, nk, nv)
                               : View3("dg::qpencil::qvol", b.nelem, nv, nk);
   qface = View4("dg::qpencil::qface", b.nelem, 6, nf, diffusion ? 6 : 1);
@@ -464,10 +460,6 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
               },
               C);
           const double det = vgeo(e, gp, 9);
-          if (jonly) {
-            qvol_at(qv, e, 0, pt) = 1.0 / det;
-            continue;
-          }
           for (int d = 0; d < 3; ++d)
             qvol_at(qv, e, d, pt) = C[d];
           qvol_at(qv, e, 3, pt) = 1.0 / det;
@@ -520,13 +512,10 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
   double b = lsrk_state_bytes_per_dof + 6.0 * 4.0 * 4.0 / P3;
   if (g == PencilGeometry::record)
     b += 3.0 * traces + (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
-  else if (g == PencilGeometry::trilinear)
+  else if (g == PencilGeometry::trilinear || g == PencilGeometry::trilinear_pencil)
     b += 3.0 * traces + 24.0 * d / P3;
-  else { // per-point tables: 4 doubles per volume point, or (trilinear_flux) 1/|J| alone and the
-         // vertices
-    const double volume = g == PencilGeometry::trilinear_flux ? 24.0 + Q3 : 4.0 * Q3;
-    b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (volume + 6.0 * Q2) * d / P3;
-  }
+  else // per-point tables: 4 doubles per volume point, 1 per face point
+    b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (4.0 * Q3 + 6.0 * Q2) * d / P3;
   return b;
 }
 
@@ -543,11 +532,14 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
                                            2.0 * (P2 * Q + P * Q2 + Q3);
   // Face coefficients to points, own and neighbour's: only the sides the upwind flux takes with
   // the stored geometry (3 of 6 each with a constant velocity).
-  const bool tables = g == PencilGeometry::stored || g == PencilGeometry::trilinear_flux;
-  const double face_pencils = tables && upwind_sides ? 6.0 : 12.0;
-  // trilinear_flux: per x-pencil the map's columns along it and 8 triple products (about 150),
-  // then 4 multiply-adds per point.
-  const double pencil_flux = g == PencilGeometry::trilinear_flux ? Q2 * (150.0 + 4.0 * Q) : 0.0;
+  const double face_pencils = g == PencilGeometry::stored && upwind_sides ? 6.0 : 12.0;
+  // trilinear_pencil: per x-pencil the map's columns along it and 8 triple products (about
+  // 150), then 4 multiply-adds per point; per pencil that takes 1/|J| the columns and |J| at
+  // three points (about 150), then 3 flops and a division per point; per face row (a . n) dS at
+  // its ends (about 100), then 2 flops per point.
+  const double pencil_flux = g == PencilGeometry::trilinear_pencil
+                                 ? 2.0 * Q2 * (150.0 + 4.0 * Q) + 6.0 * Q * (100.0 + 2.0 * Q)
+                                 : 0.0;
   const double face_points = face_pencils * (P2 * Q + P * Q + P * Q2 + Q2);
   if (diffusion) {
     // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux

@@ -399,8 +399,8 @@ fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
     return fixed::PencilGeometry::stored;
   if (b.affine) return fixed::PencilGeometry::record;
   if (variant_.qpencil_recompute) return fixed::PencilGeometry::trilinear;
-  return variant_.qpencil_trilinear_flux ? fixed::PencilGeometry::trilinear_flux
-                                         : fixed::PencilGeometry::stored;
+  return variant_.qpencil_trilinear_pencil ? fixed::PencilGeometry::trilinear_pencil
+                                           : fixed::PencilGeometry::stored;
 }
 
 bool DGOperator::modal_path() const {
@@ -444,12 +444,9 @@ void DGOperator::qpencil_args(fixed::StageArgs& a) {
   const ElementBlock& b = *block_;
   a.qpencil = true;
   a.qgeometry = quadrature_pencil_geometry();
-  const bool jonly = a.qgeometry == fixed::PencilGeometry::trilinear_flux;
-  if (a.qgeometry == fixed::PencilGeometry::stored || jonly) {
-    // 1/|J| alone, or every component (4, or 10 with diffusion).
-    const size_t nk = qvol_.extent(fixed::qvol_component_major ? 1 : 2);
-    if (qvol_.extent(0) != static_cast<size_t>(b.nelem) || (nk == 1) != jonly)
-      fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_, jonly);
+  if (a.qgeometry == fixed::PencilGeometry::stored) {
+    if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
+      fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
     a.qvol = qvol_;
     a.qface = qface_;
     if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;

@@ -60,10 +60,10 @@ KOKKOS_FORCEINLINE_FUNCTION double& qvol_at(const View3& qvol, int e, int k, int
 /// Geometry of the quadrature pencil path (quadrature_pencil_stage.hpp): one record per affine
 /// element (constant velocity), the trilinear map recomputed from the 8 vertices at each point
 /// (constant velocity), per-point tables (velocity fields, curved elements), or on trilinear
-/// elements with a constant velocity adj(J) a from the map along each pencil (a quadratic and
-/// two linear polynomials of the pencil's coordinate) with 1/|J| and (a . n) dS from tables
-/// (trilinear_flux).
-enum class PencilGeometry : int { record = 0, trilinear = 1, stored = 2, trilinear_flux = 3 };
+/// elements with a constant velocity adj(J) a and |J| from the map along each pencil and
+/// (a . n) dS along each face row (trilinear_pencil: quadratic and linear polynomials of the
+/// pencil's coordinate, no tables).
+enum class PencilGeometry : int { record = 0, trilinear = 1, stored = 2, trilinear_pencil = 3 };
 
 /// Everything one stage kernel launch needs.
 struct StageArgs {
@@ -174,11 +174,8 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
 /// field's tables, the rotation at each point's position from the block's map at the 1-D points
 /// `points`, or the constant velocity) and its diffusivity (constant or a field). Advection also
 /// qsides (elem): the signs of (a . n) on each face (StageArgs::qsides); with diffusion empty.
-/// With inverse_jacobian_only (PencilGeometry::trilinear_flux, advection) qvol holds 1/|J| alone
-/// (component 0).
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              const View1& points, View3& qvol, View4& qface, IView1& qsides,
-                              bool inverse_jacobian_only = false);
+                              const View1& points, View3& qvol, View4& qface, IView1& qsides);
 
 /// Bytes per DOF of the state and the LSRK(5,4) register, averaged over the five stages of a
 /// step: u read and written in each stage, the register read in stages 2..5 (the first has

@@ -145,11 +145,17 @@ struct KernelVariant {
   /// default: the tables are faster at p = 3, 4, 5, 7 on the H100 (the kernel is not
   /// bandwidth-bound) and at every order on a CPU core (docs/performance.md).
   bool qpencil_recompute = false;
-  /// ... on trilinear elements with a constant velocity: adj(J) a from the trilinear map along
-  /// each pencil (PencilGeometry::trilinear_flux: a quadratic and two linear polynomials of the
-  /// pencil's coordinate, about 150 flops per pencil), 1/|J| and (a . n) dS from tables: 1 of
-  /// the 4 doubles per volume point (dgbench --variants qpencil-trilinear-flux).
-  bool qpencil_trilinear_flux = false;
+  /// ... on trilinear elements with a constant velocity: adj(J) a and |J| along each pencil and
+  /// (a . n) dS along each face row from the trilinear map (PencilGeometry::trilinear_pencil:
+  /// polynomials of degree 2 and 1 in the pencil's coordinate, about 150 flops per pencil; no
+  /// per-point tables) instead of the tables. On GPUs by default (H100, one stage: 1.11 to 1.26x
+  /// over the tables at p = 3..7, q = p + 1 and p + 2), not on CPUs (one core: 0.72 to 0.86x);
+  /// dgbench --variants qpencil-tables, qpencil-trilinear-pencil.
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  bool qpencil_trilinear_pencil = true;
+#else
+  bool qpencil_trilinear_pencil = false;
+#endif
   /// ... at q = p + 1 on non-affine elements (advection): the collocated passes, with B square
   /// the weight-adjusted inverse mass applied at the points without the inner products before
   /// it (QuadraturePencilPath::Stage::collocated_passes; false: the modal right-hand side

@@ -38,12 +38,16 @@
 //              (trilinear elements by default, curved elements, velocity fields); with
 //              diffusion (always stored) k < 10 adds G (6: G00, G01, G02, G11, G12, G22) and
 //              qface(e, f, point, 6) = a . n, dS, J^-1 n, nu;
-//   trilinear_flux  the trilinear map's coefficients as trilinear; C along each x-pencil as a
-//              quadratic (C_0) and two linear polynomials of r from the map's columns (8 triple
-//              products per pencil); 1/|J| from qvol (component 0) and (a . n) dS from qface.
+//   trilinear_pencil  the map's coefficients as trilinear, no tables. The Jacobian's column
+//              along a reference direction does not depend on that coordinate and the other two
+//              are linear in it, so along each x-pencil C_0 is quadratic in r and C_1, C_2 linear
+//              (from the map's columns: 8 triple products per pencil, then 4 multiply-adds per
+//              point); |J| along each pencil that takes 1/|J| is the quadratic through its values
+//              at the pencil coordinates -1, 0, 1; (a . n) dS along each face row the linear
+//              polynomial through its values at the row's ends.
 // Bytes per DOF (qpencil_bytes_per_dof): 28.8 + 144 / P + (geometry + 96) / P^3, geometry 272
-// record (vgeo and n, dS of each face), 192 trilinear, 32 Q^3 + 48 Q^2 stored, 192 + 8 Q^3 +
-// 48 Q^2 trilinear_flux; on CPUs stored
+// record (vgeo and n, dS of each face), 192 trilinear and trilinear_pencil, 32 Q^3 + 48 Q^2
+// stored; on CPUs stored
 // 28.8 + 96 / P + (32 Q^3 + 48 Q^2 + 100) / P^3 (face_side_selection: the own and the neighbours'
 // traces read only on the faces whose upwind flux takes them, 3 of 6 each with a constant
 // velocity); with diffusion 28.8 + (80 Q^3 + 480 Q^2 + 144) / P^3.
@@ -388,7 +392,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           C1[a] = w * G[1];
           C2[a] = w * G[2];
         }
-      } else if (geometry == PencilGeometry::trilinear_flux) {
+      } else if (geometry == PencilGeometry::trilinear_pencil) {
         // Along the pencil r (s, t fixed): J_r constant, J_s = As + r Bs, J_t = At + r Bt, so
         // C_0 = a . (J_s x J_t) is quadratic in r, C_1 = a . (J_t x J_r) and C_2 = a . (J_r x
         // J_s) linear.
@@ -444,13 +448,34 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
         return 1.0 / triple(Js, Jt, Jr);
       }
-      return qvol_at(qvol, e, geometry == PencilGeometry::trilinear_flux ? 0 : 3,
-                     a + Q * b + Q2 * c);
+      return qvol_at(qvol, e, 3, a + Q * b + Q2 * c);
     }
-    /// w / |J| there.
-    KOKKOS_FORCEINLINE_FUNCTION double mass_weight(int e, const double* G, const Tables& tb, int a,
-                                                   int b, int c) const {
-      return tb.w[a] * tb.w[b] * tb.w[c] * inverse_jacobian(e, G, tb, a, b, c);
+    /// 1/|J| at the Q volume points of the pencil along reference direction D whose other two
+    /// point indices, in order, are i and j.
+    template <int D>
+    KOKKOS_FORCEINLINE_FUNCTION void inverse_jacobians(int e, const double* G, const Tables& tb,
+                                                       int i, int j, double inv[Q]) const {
+      if (geometry == PencilGeometry::trilinear_pencil) {
+        // |J| is quadratic in the pencil's coordinate x: its values at x = -1, 0, 1.
+        double d[3];
+        DG_UNROLL
+        for (int k = 0; k < 3; ++k) {
+          const double x = k - 1.0, xi = tb.x[i], xj = tb.x[j];
+          double Jr[3], Js[3], Jt[3];
+          columns(G, D == 0 ? x : xi, D == 1 ? x : (D == 0 ? xi : xj), D == 2 ? x : xj, Jr, Js, Jt);
+          d[k] = triple(Js, Jt, Jr);
+        }
+        const double d1 = 0.5 * (d[2] - d[0]), d2 = 0.5 * (d[2] + d[0]) - d[1];
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a)
+          inv[a] = 1.0 / (d[1] + tb.x[a] * (d1 + tb.x[a] * d2));
+        return;
+      }
+      DG_UNROLL
+      for (int a = 0; a < Q; ++a)
+        inv[a] = D == 0 ? inverse_jacobian(e, G, tb, a, i, j)
+                        : (D == 1 ? inverse_jacobian(e, G, tb, i, a, j)
+                                  : inverse_jacobian(e, G, tb, i, j, a));
     }
 
     /// Advection: the sides whose values face f's upwind flux takes: bit 0 this element's (a
@@ -494,10 +519,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
       if (geometry == PencilGeometry::record) return G[4 + f];
-      if (geometry == PencilGeometry::stored || geometry == PencilGeometry::trilinear_flux)
-        return qface(e, f, al + Q * be, 0);
+      if (geometry == PencilGeometry::stored) return qface(e, f, al + Q * be, 0);
+      return mapped_normal_velocity(G, f, tb.x[al], tb.x[be]);
+    }
+    /// (a . n) dS at the face coordinates (x, y) of face f from the trilinear map.
+    KOKKOS_FORCEINLINE_FUNCTION double mapped_normal_velocity(const double* G, int f, double x,
+                                                              double y) const {
       double r[3], Jr[3], Js[3], Jt[3];
-      hex::face_point(f, tb.x[al], tb.x[be], r);
+      hex::face_point(f, x, y, r);
       columns(G, r[0], r[1], r[2], Jr, Js, Jt);
       const int d = f / 2;
       const double c =
@@ -526,11 +555,22 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       double ui[Q], uo[Q] = {};
       sym_points<0, P, Q>(tb.B, vi, [&](int al, double x) { ui[al] = x; });
       if (sides == 3) sym_points<0, P, Q>(tb.B, vo, [&](int al, double x) { uo[al] = x; });
+      // trilinear_pencil: (a . n) dS is linear along the row (the Jacobian's column along the
+      // row's direction does not depend on it, the other tangent column is linear in it).
+      double an0 = 0.0, an1 = 0.0;
+      if (geometry == PencilGeometry::trilinear_pencil) {
+        const double lo = mapped_normal_velocity(S + OG, f, -1.0, tb.x[be]),
+                     hi = mapped_normal_velocity(S + OG, f, 1.0, tb.x[be]);
+        an0 = 0.5 * (hi + lo);
+        an1 = 0.5 * (hi - lo);
+      }
       DG_UNROLL
       for (int al = 0; al < Q; ++al) {
         const double uin = ui[al];
         double uout = sides == 3 ? uo[al] : uin;
-        const double an = normal_velocity(e, S + OG, tb, f, al, be);
+        const double an = geometry == PencilGeometry::trilinear_pencil
+                              ? an0 + an1 * tb.x[al]
+                              : normal_velocity(e, S + OG, tb, f, al, be);
         if (type != face_local && type != face_ghost) {
           const bool weak = type == face_dirichlet || (type == face_inflow && an < 0.0);
           uout = weak ? bdata(slot, al + Q * be) : uin;
@@ -588,7 +628,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
 #endif
       if (traces_only) return;
-      if (geometry == PencilGeometry::trilinear || geometry == PencilGeometry::trilinear_flux) {
+      if (geometry == PencilGeometry::trilinear || geometry == PencilGeometry::trilinear_pencil) {
         // Coefficient g of component i: (1/8) sum_v X_v(i) times the monomial g at the
         // vertex's signs (1, r, s, t, rs, rt, st, rst); one thread per component, its eight
         // vertex values read once.
@@ -1157,14 +1197,15 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           x[c] = F2[PP * Q * c];
         const double ex0 = EW[a], ex1 = EW[Q + a], ey0 = EW[b], ey1 = EW[Q + b];
         const double fz0 = FR[4 * PP * Q + PP * b + a], fz1 = FR[5 * PP * Q + PP * b + a];
-        double g[Q];
+        double g[Q], inv[Q];
         dw_points(ct, x, [&](int c, double s) { g[c] = s; });
+        inverse_jacobians<2>(e, S + OG, tb, a, b, inv);
         DG_UNROLL
         for (int c = 0; c < Q; ++c) {
           const double n = g[c] + N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 +
                            ex0 * FR[PP * c + b] + ex1 * FR[PP * Q + PP * c + b] +
                            ey0 * FR[2 * PP * Q + PP * c + a] + ey1 * FR[3 * PP * Q + PP * c + a];
-          g[c] = n * inverse_jacobian(e, S + OG, tb, a, b, c);
+          g[c] = n * inv[c];
         }
         to_modes(tb.B, g, 1, S + OA + a + Q * b, Q2);
       });
@@ -1209,12 +1250,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
         const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
         double* S = base + k * ED;
-        double v[P], g[Q];
+        double v[P], g[Q], inv[Q];
         DG_UNROLL
         for (int i = 0; i < P; ++i)
           v[i] = S[OB + PP * bc + i];
-        sym_points<0, P, Q>(
-            tb.B, v, [&](int a, double x) { g[a] = x * mass_weight(e, S + OG, tb, a, b, c); });
+        inverse_jacobians<0>(e, S + OG, tb, b, c, inv);
+        const double wbc = tb.w[b] * tb.w[c];
+        sym_points<0, P, Q>(tb.B, v, [&](int a, double x) { g[a] = x * (tb.w[a] * wbc) * inv[a]; });
         sym_modes<0, Q, P>(tb.B, g, [&](int i, double x) { S[OH + PP * bc + i] = x; });
       });
       team.team_barrier();
@@ -1228,17 +1270,22 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
   };
 
-  /// Elements per team: KernelVariant::qpencil_elems, by default on GPUs 2 up to p = 4, else 1,
-  /// as many as fit in level-0 scratch; one on CPUs.
+  /// Elements per team: KernelVariant::qpencil_elems, by default on GPUs 2 up to p = 4 (and with
+  /// the trilinear_pencil geometry at p = 5), else 1, as many as fit in level-0 scratch; one on
+  /// CPUs.
   template <bool DIFF>
-  static int elems_per_team(const KernelVariant& v) {
+  static int elems_per_team(const KernelVariant& v, PencilGeometry g) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1.
-    int ne = v.qpencil_elems > 0 ? v.qpencil_elems : (Q2 <= 36 ? 2 : 1);
+    // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1; with
+    // trilinear_pencil (--qpencil-elems 1,2 --qpencil-bounds 0,4,5) 2 at p = 5, q = p + 2 as well
+    // (1.04x with min_blocks_pencil).
+    const bool two = Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
+    int ne = v.qpencil_elems > 0 ? v.qpencil_elems : (two ? 2 : 1);
     while (level0<DIFF> && ne > 1 && scratch_bytes<DIFF>(ne) > level0_max_bytes)
       --ne;
     return ne;
 #else
+    (void)g;
     return v.qpencil_elems > 0 ? v.qpencil_elems : 1;
 #endif
   }
@@ -1259,7 +1306,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
-    const int ne = elems_per_team<DIFF>(a.variant);
+    const int ne = elems_per_team<DIFF>(a.variant, a.qgeometry);
     DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored,
               "quadrature pencil path: diffusion needs the stored geometry");
     Stage<DIFF> k;
@@ -1297,9 +1344,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.collocated = Q == P && !DIFF && !b.affine && a.variant.qpencil_collocated;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= bounds_max_order) {
-      const int m = a.variant.qpencil_min_blocks >= 0
-                        ? a.variant.qpencil_min_blocks
-                        : (DIFF ? min_blocks_diffusion : min_blocks_default);
+      const int m =
+          a.variant.qpencil_min_blocks >= 0
+              ? a.variant.qpencil_min_blocks
+              : (DIFF ? min_blocks_diffusion
+                      : (a.qgeometry == PencilGeometry::trilinear_pencil ? min_blocks_pencil
+                                                                         : min_blocks_default));
       DG_VERIFY(m == 0 || m == 4 || m == 5 || m == 6 || m == 8,
                 "qpencil_min_blocks " << m << ": valid are 0, 4, 5, 6, 8");
       if (m == 4) return run<4>(k, n, ne, a, traces_only);
@@ -1319,6 +1369,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// 4 (1.1 to 1.6x over none; p = 8 not measured).
   static constexpr int bounds_max_order = 8;
   static constexpr int min_blocks_default = P <= 5 ? 5 : 4;
+  /// With the trilinear_pencil geometry (the same sweep with --qpencil-elems 1,2): 4 at p = 3,
+  /// q = p + 1 (1.08x over 5), 5 at p = 5 (1.02x at q = p + 1, 1.04x at q = p + 2 with two
+  /// elements per team), else the default.
+  static constexpr int min_blocks_pencil = P == 4 && Q == 4 ? 4 : (P == 6 ? 5 : min_blocks_default);
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): 4 at
   /// p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none at p = 3..6).
   static constexpr int min_blocks_diffusion = P - 1 == 4 || P - 1 == 7 ? 4 : 0;
