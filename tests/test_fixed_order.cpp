@@ -491,10 +491,12 @@ void check_right_hand_sides(Solver& s, const KernelVariant& pencil, const Kernel
 
 TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[unit][fixed]") {
   // Advection on every geometry it takes: warped trilinear elements with shuffled vertex
-  // numbering (every orientation code; trilinear geometry), an affine box with a velocity field
-  // and an affine box with inflow and Dirichlet faces (record and stored geometry), warped with
-  // a field, dgmesh -curve 2 / 3 shells (curved: stored geometry), and the rotation (velocity
-  // from each point's position) on warped, affine and Q2 blocks with Dirichlet faces.
+  // numbering (every orientation code; trilinear geometry) and perturbed interior vertices (-warp
+  // moves every vertex along (1, 1, 1), which leaves the quadratic terms of |J| and adj(J) a
+  // along a pencil zero; -perturb moves each component independently), an affine box with a
+  // velocity field and an affine box with inflow and Dirichlet faces (record and stored geometry),
+  // warped with a field, dgmesh -curve 2 / 3 shells (curved: stored geometry), and the rotation
+  // (velocity from each point's position) on warped, affine and Q2 blocks with Dirichlet faces.
   struct Case {
     const char* mesh;
     std::vector<std::string> sets;
@@ -511,8 +513,11 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
       "physics.velocity_field=rotation", "physics.angular_velocity=1.3",
       "physics.rotation_center=[0.4, 0.55, 0.5]", "boundary.default=dirichlet"};
   const std::vector<Case> cases = {
-      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5 -periodic y", {}, fixed::PencilGeometry::trilinear},
-      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", data, fixed::PencilGeometry::trilinear},
+      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -perturb 0.15 -shuffle 5 -periodic y",
+       {},
+       fixed::PencilGeometry::trilinear},
+      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -perturb 0.15 -shuffle 5", data,
+       fixed::PencilGeometry::trilinear},
       {"-nx 3 -ny 3 -nz 2 -shuffle 5 -periodic y", field, fixed::PencilGeometry::stored},
       {"-nx 3 -ny 3 -nz 2 -shuffle 5", data, fixed::PencilGeometry::record},
       {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", field_data, fixed::PencilGeometry::stored},
