@@ -522,7 +522,8 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
       {"-nx 3 -ny 3 -nz 2 -shuffle 5", data, fixed::PencilGeometry::record},
       {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", field_data, fixed::PencilGeometry::stored},
       {"-nx 4 -ny 2 -nz 2 -periodic xz -curve 2", {}, fixed::PencilGeometry::stored},
-      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", rotation, fixed::PencilGeometry::stored},
+      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -perturb 0.15 -shuffle 5", rotation,
+       fixed::PencilGeometry::stored},
       {"-nx 3 -ny 3 -nz 2 -shuffle 5", rotation, fixed::PencilGeometry::stored},
       {"-nx 4 -ny 2 -nz 2 -curve 2", rotation, fixed::PencilGeometry::stored},
       {"-nx 4 -ny 2 -nz 2 -curve 3", data, fixed::PencilGeometry::stored}};
@@ -562,10 +563,13 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
         CHECK(s.op().quadrature_pencil_geometry() == c.geometry);
         check_right_hand_sides(s, pencil, pencil3, ref);
         // Trilinear elements: adj(J) a and |J| along each pencil, (a . n) dS along each face row
-        // from the map (no tables; the GPU default).
+        // from the map (no tables; the GPU default), with a constant velocity or the rotation.
         KernelVariant along = pencil;
         along.qpencil_trilinear_pencil = true;
-        const bool trilinear = c.geometry == fixed::PencilGeometry::trilinear;
+        along.qpencil_trilinear_rotation = true;
+        const bool trilinear =
+            c.geometry == fixed::PencilGeometry::trilinear ||
+            (!s.block().affine && !s.block().curved && cfg.physics.velocity_field == "rotation");
         if (trilinear) {
           s.op().set_variant(along);
           CHECK(s.op().quadrature_pencil_geometry() == fixed::PencilGeometry::trilinear_pencil);
@@ -579,7 +583,8 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
         for (size_t k = 1; k < modes.size(); ++k)
           CHECK(rel_diff(modes[k], modes[0]) < 1e-12);
       }
-  CHECK(along_cases == 16); // the two warped constant-velocity cases, p = 1, 3, 4, 7, both q
+  // The two warped constant-velocity cases and the warped rotation, p = 1, 3, 4, 7, both q.
+  CHECK(along_cases == 24);
 }
 
 TEST_CASE("modal path with a velocity affine in space equals the run-time-sized quadrature path",

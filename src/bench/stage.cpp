@@ -79,6 +79,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_trilinear_pencil = false;
   else if (var == "qpencil-trilinear-pencil")
     v.qpencil_trilinear_pencil = true;
+  else if (var == "qpencil-trilinear-rotation")
+    v.qpencil_trilinear_rotation = true;
   else if (var == "qpencil-modal-rhs")
     v.qpencil_collocated = false;
   else if (var == "qpencil-both-sides")
@@ -100,7 +102,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     throw InputError("dgbench stage: --variants " + var +
                      ": valid are fused, blocked, entry, recompute, separate, runtime, "
                      "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
-                     "qpencil-trilinear-pencil, qpencil-modal-rhs, "
+                     "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
                      "qpencil-both-sides, modal, modal-entry, modal-linear-unmixed, "
                      "modal-linear-scratch, modal-linear-registers, boundary-per-stage");
 }
@@ -132,7 +134,8 @@ int stage(Options& o) {
       "(warped meshes: the trilinear metric recomputed instead of per-point tables), "
       "qpencil-tables / qpencil-trilinear-pencil (warped meshes: per-point tables / adj(J) a "
       "and |J| along each pencil and (a . n) dS along each face row from the map, instead of "
-      "the backend's default: the map on GPUs, the tables on CPUs), "
+      "the backend's default: the map on GPUs, the tables on CPUs), qpencil-trilinear-rotation "
+      "(warped meshes, the rotation: the map along each pencil instead of the tables), "
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
       "weight-adjusted inverse mass instead of the collocated passes), qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
@@ -259,9 +262,11 @@ int stage(Options& o) {
                     if (var == "recompute" && me == "affine") continue;
                     if ((var == "quadrature" || var == "qpencil") && me != "affine") continue;
                     if ((var == "qpencil-trilinear" || var == "qpencil-tables" ||
-                         var == "qpencil-trilinear-pencil") &&
+                         var == "qpencil-trilinear-pencil" ||
+                         var == "qpencil-trilinear-rotation") &&
                         me != "warped")
                       continue;
+                    if (var == "qpencil-trilinear-rotation" && ph != "advection-rotation") continue;
                     if (var == "qpencil-modal-rhs" && (me == "affine" || qo != 1)) continue;
                     if (var == "qpencil-both-sides" && me == "affine" && ph == "advection")
                       continue;
@@ -334,7 +339,8 @@ int stage(Options& o) {
                                      : qp ? fixed::qpencil_flops_per_element(
                                                 p, s.op().quadrature_pencil_geometry(), affine,
                                                 s.block().Q, diff, v.qpencil_collocated,
-                                                s.op().quadrature_pencil_upwind_sides())
+                                                s.op().quadrature_pencil_upwind_sides(),
+                                                ph == "advection-rotation")
                                           : fixed::stage_flops_per_element(p, diff, affine, v)) *
                                         s.global_elements() * 5.0 / tstep * 1e-9);
                     r.set("batch", batch);

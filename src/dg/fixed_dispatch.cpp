@@ -520,7 +520,7 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
 }
 
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q, bool diffusion,
-                                 bool collocated, bool upwind_sides) {
+                                 bool collocated, bool upwind_sides, bool rotation) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
   const double Q3 = Q2 * Q;
   // The 1-D contractions at the symmetric Gauss points (sym_points, sym_modes, dw_points) take
@@ -537,9 +537,14 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
   // 150), then 4 multiply-adds per point; per pencil that takes 1/|J| the columns and |J| at
   // three points (about 150), then 3 flops and a division per point; per face row (a . n) dS at
   // its ends (about 100), then 2 flops per point.
-  const double pencil_flux = g == PencilGeometry::trilinear_pencil
-                                 ? 2.0 * Q2 * (150.0 + 4.0 * Q) + 6.0 * Q * (100.0 + 2.0 * Q)
-                                 : 0.0;
+  // With the rotation the velocity along each pencil as well: 8 more triple products and the
+  // velocity's two coefficients per x-pencil (about 170), 3 more flops per point; per face row a
+  // third point and the position at each (about 150 more), 2 more flops per point.
+  double pencil_flux = g == PencilGeometry::trilinear_pencil
+                           ? 2.0 * Q2 * (150.0 + 4.0 * Q) + 6.0 * Q * (100.0 + 2.0 * Q)
+                           : 0.0;
+  if (g == PencilGeometry::trilinear_pencil && rotation)
+    pencil_flux += Q2 * (170.0 + 3.0 * Q) + 6.0 * Q * (150.0 + 2.0 * Q);
   const double face_points = face_pencils * (P2 * Q + P * Q + P * Q2 + Q2);
   if (diffusion) {
     // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux

@@ -392,11 +392,15 @@ bool DGOperator::quadrature_pencil_upwind_sides() const {
 }
 
 fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
-  // Constant velocity: one record per affine element, the trilinear map recomputed at each
-  // point; velocity fields, the rotation, curved elements and diffusion: per-point tables.
+  // Constant velocity: one record per affine element, the trilinear map at each point or along
+  // each pencil; the rotation on non-affine trilinear elements: optionally the map along each
+  // pencil; velocity fields, curved elements and diffusion: per-point tables.
   const ElementBlock& b = *block_;
-  if (b.curved || pde_.advection.kind != physics::Advection::constant || pde_.diffusion.nu > 0.0)
-    return fixed::PencilGeometry::stored;
+  const auto kind = pde_.advection.kind;
+  if (b.curved || pde_.diffusion.nu > 0.0) return fixed::PencilGeometry::stored;
+  if (kind == physics::Advection::rotation && !b.affine && variant_.qpencil_trilinear_rotation)
+    return fixed::PencilGeometry::trilinear_pencil;
+  if (kind != physics::Advection::constant) return fixed::PencilGeometry::stored;
   if (b.affine) return fixed::PencilGeometry::record;
   if (variant_.qpencil_recompute) return fixed::PencilGeometry::trilinear;
   return variant_.qpencil_trilinear_pencil ? fixed::PencilGeometry::trilinear_pencil

@@ -156,6 +156,11 @@ struct KernelVariant {
 #else
   bool qpencil_trilinear_pencil = false;
 #endif
+  /// ... the same geometry for the rotation on non-affine trilinear elements: a(x) is linear in
+  /// x, so along each pencil it is linear in the pencil's coordinate, adj(J) a a cubic (C_0) and
+  /// two quadratics, (a . n) dS quadratic along each face row. Off by default: not yet measured
+  /// on a GPU (dgbench --variants qpencil-trilinear-rotation).
+  bool qpencil_trilinear_rotation = false;
   /// ... at q = p + 1 on non-affine elements (advection): the collocated passes, with B square
   /// the weight-adjusted inverse mass applied at the points without the inner products before
   /// it (QuadraturePencilPath::Stage::collocated_passes; false: the modal right-hand side

@@ -44,7 +44,10 @@
 //              (from the map's columns: 8 triple products per pencil, then 4 multiply-adds per
 //              point); |J| along each pencil that takes 1/|J| is the quadratic through its values
 //              at the pencil coordinates -1, 0, 1; (a . n) dS along each face row the linear
-//              polynomial through its values at the row's ends.
+//              polynomial through its values at the row's ends. With the rotation (rotation,
+//              KernelVariant::qpencil_trilinear_rotation) a is linear along each pencil too:
+//              C_0 cubic, C_1 and C_2 quadratic, (a . n) dS quadratic along a face row (its
+//              values at the row's ends and middle).
 // Bytes per DOF (qpencil_bytes_per_dof): 28.8 + 144 / P + (geometry + 96) / P^3, geometry 272
 // record (vgeo and n, dS of each face), 192 trilinear and trilinear_pencil, 32 Q^3 + 48 Q^2
 // stored; on CPUs stored
@@ -364,6 +367,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     View4 qface;
     IView1 qsides; // advection, stored geometry: per element the sides each face's flux takes
     double vel[3] = {0.0, 0.0, 0.0};
+    // trilinear_pencil with the rotation (a(x) = omega (-(y - cy), x - cx, 0)): a is linear along
+    // each pencil, since the map is.
+    bool rotation = false;
+    double omega = 0.0, centre[3] = {0.0, 0.0, 0.0};
     double eta = 0.0; // the SIPG penalty factor (face f: eta tau(e, f) nu)
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
@@ -391,6 +398,36 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           C0[a] = w * G[0];
           C1[a] = w * G[1];
           C2[a] = w * G[2];
+        }
+      } else if (geometry == PencilGeometry::trilinear_pencil && rotation) {
+        // As below, with a(r) = al + r be along the pencil (x(r) = X0 + r J_r): C_0 cubic in r,
+        // C_1 and C_2 quadratic.
+        const double s = tb.x[b], t = tb.x[c];
+        double Jr[3], As[3], Bs[3], At[3], Bt[3], X0[3];
+        for (int i = 0; i < 3; ++i) {
+          const double* g = G + i;
+          X0[i] = g[0] + g[6] * s + g[9] * t + g[18] * s * t;
+          Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
+          As[i] = g[6] + g[18] * t;
+          Bs[i] = g[12] + g[21] * t;
+          At[i] = g[9] + g[18] * s;
+          Bt[i] = g[15] + g[21] * s;
+        }
+        const double al[3] = {-omega * (X0[1] - centre[1]), omega * (X0[0] - centre[0]), 0.0},
+                     be[3] = {-omega * Jr[1], omega * Jr[0], 0.0};
+        const double c00 = triple(As, At, al),
+                     c01 = triple(As, Bt, al) + triple(Bs, At, al) + triple(As, At, be),
+                     c02 = triple(Bs, Bt, al) + triple(As, Bt, be) + triple(Bs, At, be),
+                     c03 = triple(Bs, Bt, be), c10 = triple(At, Jr, al),
+                     c11 = triple(Bt, Jr, al) + triple(At, Jr, be), c12 = triple(Bt, Jr, be),
+                     c20 = triple(Jr, As, al), c21 = triple(Jr, Bs, al) + triple(Jr, As, be),
+                     c22 = triple(Jr, Bs, be);
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          const double r = tb.x[a], w = tb.w[a] * wbc;
+          C0[a] = w * (c00 + r * (c01 + r * (c02 + r * c03)));
+          C1[a] = w * (c10 + r * (c11 + r * c12));
+          C2[a] = w * (c20 + r * (c21 + r * c22));
         }
       } else if (geometry == PencilGeometry::trilinear_pencil) {
         // Along the pencil r (s, t fixed): J_r constant, J_s = As + r Bs, J_t = At + r Bt, so
@@ -525,12 +562,23 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// (a . n) dS at the face coordinates (x, y) of face f from the trilinear map.
     KOKKOS_FORCEINLINE_FUNCTION double mapped_normal_velocity(const double* G, int f, double x,
                                                               double y) const {
-      double r[3], Jr[3], Js[3], Jt[3];
+      double r[3], Jr[3], Js[3], Jt[3], v[3] = {vel[0], vel[1], vel[2]};
       hex::face_point(f, x, y, r);
       columns(G, r[0], r[1], r[2], Jr, Js, Jt);
+      if (rotation) { // the velocity at the point's position x(r)
+        double xp[2];
+        for (int i = 0; i < 2; ++i) {
+          const double* g = G + i;
+          xp[i] = g[0] + g[3] * r[0] + g[6] * r[1] + g[9] * r[2] + g[12] * r[0] * r[1] +
+                  g[15] * r[0] * r[2] + g[18] * r[1] * r[2] + g[21] * r[0] * r[1] * r[2];
+        }
+        v[0] = -omega * (xp[1] - centre[1]);
+        v[1] = omega * (xp[0] - centre[0]);
+        v[2] = 0.0;
+      }
       const int d = f / 2;
       const double c =
-          d == 0 ? triple(Js, Jt, vel) : (d == 1 ? triple(Jt, Jr, vel) : triple(Jr, Js, vel));
+          d == 0 ? triple(Js, Jt, v) : (d == 1 ? triple(Jt, Jr, v) : triple(Jr, Js, v));
       return f % 2 ? c : -c;
     }
 
@@ -556,20 +604,26 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       sym_points<0, P, Q>(tb.B, vi, [&](int al, double x) { ui[al] = x; });
       if (sides == 3) sym_points<0, P, Q>(tb.B, vo, [&](int al, double x) { uo[al] = x; });
       // trilinear_pencil: (a . n) dS is linear along the row (the Jacobian's column along the
-      // row's direction does not depend on it, the other tangent column is linear in it).
-      double an0 = 0.0, an1 = 0.0;
+      // row's direction does not depend on it, the other tangent column is linear in it), with
+      // the rotation quadratic (a linear along the row as well).
+      double an0 = 0.0, an1 = 0.0, an2 = 0.0;
       if (geometry == PencilGeometry::trilinear_pencil) {
         const double lo = mapped_normal_velocity(S + OG, f, -1.0, tb.x[be]),
                      hi = mapped_normal_velocity(S + OG, f, 1.0, tb.x[be]);
         an0 = 0.5 * (hi + lo);
         an1 = 0.5 * (hi - lo);
+        if (rotation) {
+          const double mid = mapped_normal_velocity(S + OG, f, 0.0, tb.x[be]);
+          an2 = an0 - mid;
+          an0 = mid;
+        }
       }
       DG_UNROLL
       for (int al = 0; al < Q; ++al) {
         const double uin = ui[al];
         double uout = sides == 3 ? uo[al] : uin;
         const double an = geometry == PencilGeometry::trilinear_pencil
-                              ? an0 + an1 * tb.x[al]
+                              ? an0 + tb.x[al] * (an1 + tb.x[al] * an2)
                               : normal_velocity(e, S + OG, tb, f, al, be);
         if (type != face_local && type != face_ghost) {
           const bool weak = type == face_dirichlet || (type == face_inflow && an < 0.0);
@@ -1331,8 +1385,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.qvol = a.qvol;
     k.qface = a.qface;
     k.qsides = a.qsides;
-    for (int d = 0; d < 3; ++d)
+    for (int d = 0; d < 3; ++d) {
       k.vel[d] = a.pde.advection.a[d];
+      k.centre[d] = a.pde.advection.center[d];
+    }
+    k.rotation = a.pde.advection.kind == physics::Advection::rotation;
+    k.omega = a.pde.advection.omega;
+    DG_VERIFY(a.qgeometry != PencilGeometry::trilinear_pencil ||
+                  a.pde.advection.kind == physics::Advection::constant || k.rotation,
+              "quadrature pencil path: the map along each pencil takes a constant velocity or "
+              "the rotation");
     k.eta = a.pde.diffusion.eta;
     k.ep = a.ep;
     k.geometry = a.qgeometry;
