@@ -35,7 +35,7 @@
 //              Jacobian's columns, adj(J) rows as their cross products, |J| (about 60 flops);
 //   stored     component k < 4 of qvol at each volume point (qvol_at: component-major on
 //              GPUs, point-major on CPUs): C and 1/|J|; qface(e, f, point, 0) = (a . n) dS
-//              (trilinear elements by default, curved elements, velocity fields); with
+//              (trilinear elements on CPUs, curved elements, velocity fields); with
 //              diffusion (always stored) k < 10 adds G (6: G00, G01, G02, G11, G12, G22) and
 //              qface(e, f, point, 6) = a . n, dS, J^-1 n, nu;
 //   trilinear_pencil  the map's coefficients as trilinear, no tables. The Jacobian's column
