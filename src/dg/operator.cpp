@@ -454,6 +454,10 @@ void DGOperator::qpencil_args(fixed::StageArgs& a) {
     a.qvol = qvol_;
     a.qface = qface_;
     if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;
+  } else if (qvol_.extent(0) > 0) { // a variant moved the block off the tables: free them
+    qvol_ = View3();
+    qface_ = View4();
+    qsides_ = IView1();
   }
 }
 
