@@ -280,6 +280,29 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Jt[i] = g[9] + g[15] * r + g[18] * s + g[21] * r * s;
     }
   }
+  /// Along the x-pencil (s, t) of the map with coefficients G: J_r (constant in r), J_s = As + r
+  /// Bs and J_t = At + r Bt.
+  KOKKOS_FORCEINLINE_FUNCTION static void pencil_columns(const double* G, double s, double t,
+                                                         double Jr[3], double As[3], double Bs[3],
+                                                         double At[3], double Bt[3]) {
+    for (int i = 0; i < 3; ++i) {
+      const double* g = G + i; // coefficient k of component i at g[3 k]
+      Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
+      As[i] = g[6] + g[18] * t;
+      Bs[i] = g[12] + g[21] * t;
+      At[i] = g[9] + g[18] * s;
+      Bt[i] = g[15] + g[21] * s;
+    }
+  }
+  /// The map's position x(r, s, t) from its coefficients G.
+  KOKKOS_FORCEINLINE_FUNCTION static void map_point(const double* G, double r, double s, double t,
+                                                    double x[3]) {
+    for (int i = 0; i < 3; ++i) {
+      const double* g = G + i;
+      x[i] = g[0] + g[3] * r + g[6] * s + g[9] * t + g[12] * r * s + g[15] * r * t + g[18] * s * t +
+             g[21] * r * s * t;
+    }
+  }
   /// Row d of adj(J) (the cross product of the other two columns) dotted with v.
   KOKKOS_FORCEINLINE_FUNCTION static double triple(const double a[3], const double b[3],
                                                    const double v[3]) {
@@ -367,10 +390,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     View4 qface;
     IView1 qsides; // advection, stored geometry: per element the sides each face's flux takes
     double vel[3] = {0.0, 0.0, 0.0};
-    // trilinear_pencil with the rotation (a(x) = omega (-(y - cy), x - cx, 0)): a is linear along
-    // each pencil, since the map is.
+    // trilinear_pencil with the rotation: a(x) is linear in x, so along each pencil, since the
+    // map is.
     bool rotation = false;
-    double omega = 0.0, centre[3] = {0.0, 0.0, 0.0};
+    physics::Advection adv;
     double eta = 0.0; // the SIPG penalty factor (face f: eta tau(e, f) nu)
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
@@ -403,18 +426,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         // As below, with a(r) = al + r be along the pencil (x(r) = X0 + r J_r): C_0 cubic in r,
         // C_1 and C_2 quadratic.
         const double s = tb.x[b], t = tb.x[c];
-        double Jr[3], As[3], Bs[3], At[3], Bt[3], X0[3];
-        for (int i = 0; i < 3; ++i) {
-          const double* g = G + i;
-          X0[i] = g[0] + g[6] * s + g[9] * t + g[18] * s * t;
-          Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
-          As[i] = g[6] + g[18] * t;
-          Bs[i] = g[12] + g[21] * t;
-          At[i] = g[9] + g[18] * s;
-          Bt[i] = g[15] + g[21] * s;
-        }
-        const double al[3] = {-omega * (X0[1] - centre[1]), omega * (X0[0] - centre[0]), 0.0},
-                     be[3] = {-omega * Jr[1], omega * Jr[0], 0.0};
+        double Jr[3], As[3], Bs[3], At[3], Bt[3], X0[3], al[3];
+        pencil_columns(G, s, t, Jr, As, Bs, At, Bt);
+        map_point(G, 0.0, s, t, X0);
+        adv.velocity(X0, al);
+        // The rotation's linear part applied to dx/dr = J_r.
+        const double be[3] = {-adv.omega * Jr[1], adv.omega * Jr[0], 0.0};
         const double c00 = triple(As, At, al),
                      c01 = triple(As, Bt, al) + triple(Bs, At, al) + triple(As, At, be),
                      c02 = triple(Bs, Bt, al) + triple(As, Bt, be) + triple(Bs, At, be),
@@ -433,16 +450,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         // Along the pencil r (s, t fixed): J_r constant, J_s = As + r Bs, J_t = At + r Bt, so
         // C_0 = a . (J_s x J_t) is quadratic in r, C_1 = a . (J_t x J_r) and C_2 = a . (J_r x
         // J_s) linear.
-        const double s = tb.x[b], t = tb.x[c];
         double Jr[3], As[3], Bs[3], At[3], Bt[3];
-        for (int i = 0; i < 3; ++i) {
-          const double* g = G + i; // coefficient k of component i at g[3 k]
-          Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
-          As[i] = g[6] + g[18] * t;
-          Bs[i] = g[12] + g[21] * t;
-          At[i] = g[9] + g[18] * s;
-          Bt[i] = g[15] + g[21] * s;
-        }
+        pencil_columns(G, tb.x[b], tb.x[c], Jr, As, Bs, At, Bt);
         const double c00 = triple(As, At, vel), c01 = triple(As, Bt, vel) + triple(Bs, At, vel),
                      c02 = triple(Bs, Bt, vel), c10 = triple(At, Jr, vel),
                      c11 = triple(Bt, Jr, vel), c20 = triple(Jr, As, vel),
@@ -566,15 +575,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       hex::face_point(f, x, y, r);
       columns(G, r[0], r[1], r[2], Jr, Js, Jt);
       if (rotation) { // the velocity at the point's position x(r)
-        double xp[2];
-        for (int i = 0; i < 2; ++i) {
-          const double* g = G + i;
-          xp[i] = g[0] + g[3] * r[0] + g[6] * r[1] + g[9] * r[2] + g[12] * r[0] * r[1] +
-                  g[15] * r[0] * r[2] + g[18] * r[1] * r[2] + g[21] * r[0] * r[1] * r[2];
-        }
-        v[0] = -omega * (xp[1] - centre[1]);
-        v[1] = omega * (xp[0] - centre[0]);
-        v[2] = 0.0;
+        double xp[3];
+        map_point(G, r[0], r[1], r[2], xp);
+        adv.velocity(xp, v);
       }
       const int d = f / 2;
       const double c =
@@ -1385,12 +1388,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.qvol = a.qvol;
     k.qface = a.qface;
     k.qsides = a.qsides;
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d < 3; ++d)
       k.vel[d] = a.pde.advection.a[d];
-      k.centre[d] = a.pde.advection.center[d];
-    }
+    k.adv = a.pde.advection;
     k.rotation = a.pde.advection.kind == physics::Advection::rotation;
-    k.omega = a.pde.advection.omega;
     DG_VERIFY(a.qgeometry != PencilGeometry::trilinear_pencil ||
                   a.pde.advection.kind == physics::Advection::constant || k.rotation,
               "quadrature pencil path: the map along each pencil takes a constant velocity or "
