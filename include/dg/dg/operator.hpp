@@ -148,9 +148,9 @@ struct KernelVariant {
   /// ... on trilinear elements with a constant velocity: adj(J) a and |J| along each pencil and
   /// (a . n) dS along each face row from the trilinear map (PencilGeometry::trilinear_pencil:
   /// polynomials of degree 2 and 1 in the pencil's coordinate, about 150 flops per pencil; no
-  /// per-point tables) instead of the tables. On GPUs by default (H100, one stage: 1.11 to 1.26x
-  /// over the tables at p = 3..7, q = p + 1 and p + 2), not on CPUs (one core: 0.72 to 0.86x);
-  /// dgbench --variants qpencil-tables, qpencil-trilinear-pencil.
+  /// per-point tables) instead of the tables. On GPUs by default (H100, p = 3..7: one stage 1.11
+  /// to 1.26x over the tables, whole runs 1.00 to 1.16x at q = p + 1), not on CPUs (one core,
+  /// p = 3..5: 0.74 to 0.88x); dgbench --variants qpencil-tables, qpencil-trilinear-pencil.
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
   bool qpencil_trilinear_pencil = true;
 #else
