@@ -76,7 +76,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
   else if (var == "qpencil-trilinear")
     v.qpencil_recompute = true;
   else if (var == "qpencil-tables")
-    v.qpencil_trilinear_pencil = false;
+    v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
   else if (var == "qpencil-trilinear-pencil")
     v.qpencil_trilinear_pencil = true;
   else if (var == "qpencil-trilinear-rotation")
@@ -134,8 +134,9 @@ int stage(Options& o) {
       "(warped meshes: the trilinear metric recomputed instead of per-point tables), "
       "qpencil-tables / qpencil-trilinear-pencil (warped meshes: per-point tables / adj(J) a "
       "and |J| along each pencil and (a . n) dS along each face row from the map, instead of "
-      "the backend's default: the map on GPUs, the tables on CPUs), qpencil-trilinear-rotation "
-      "(warped meshes, the rotation: the map along each pencil instead of the tables), "
+      "the backend's default: the map on GPUs, the tables on CPUs; qpencil-tables also for the "
+      "rotation), qpencil-trilinear-rotation (warped meshes, the rotation: the map along each "
+      "pencil instead of the tables), "
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
       "weight-adjusted inverse mass instead of the collocated passes), qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
