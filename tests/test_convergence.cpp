@@ -111,6 +111,16 @@ TEST_CASE("h-convergence: advection-diffusion on warped shuffled meshes, p = 5",
   sweep("advection-diffusion_warped_p5", ad_mild, 5, 5, {4, 8});
 }
 
+// q = p + 1 points with diffusion (SIPG): the volume and face terms of trilinear elements are no
+// longer integrated exactly; the order stays p + 1.
+TEST_CASE("h-convergence: advection-diffusion on warped shuffled meshes with q = p + 1, p = 1..4",
+          "[convergence][advdiff]") {
+  ConvergenceCsv csv("advection-diffusion_warped_q_p1");
+  for (int p = 1; p <= 4; ++p)
+    check_order(csv, p <= 3 ? ad_warped : ad_mild, p, {4, 8}, p + 1, 0.3,
+                {"discretization.quadrature_points=" + std::to_string(p + 1)});
+}
+
 // A cheap study (about a second) that feeds the plot-script test through a ctest fixture; hidden
 // from test discovery and run by the `convergence_csv` ctest entry.
 TEST_CASE("h-convergence: small advection study for the plot test", "[.][plot_fixture]") {

@@ -692,33 +692,35 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
       {"-nx 4 -ny 2 -nz 2 -curve 3", data},
       {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", rotation}};
   for (const auto& c : cases)
-    for (int p : {1, 3, 4}) {
-      std::vector<std::string> sets = {std::string("mesh.box=") + c.first,
-                                       "discretization.order=" + std::to_string(p),
-                                       "physics.diffusivity=0.03"};
-      sets.insert(sets.end(), c.second.begin(), c.second.end());
-      const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
-      Solver s(cfg, MPI_COMM_WORLD);
-      s.initialize();
-      if (s.block().Q != p + 2) continue; // -curve 3 at p = 1: q = 4, no compile-time kernels
-      KernelVariant generic, pencil, pencil3, quadrature;
-      generic.fixed_order = false;
-      pencil.modal_affine = pencil3.modal_affine = false; // affine blocks too
-      pencil3.qpencil_elems = 3;                          // a short last batch
-      pencil3.qpencil_min_blocks = 5;                     // launch bounds (GPUs)
-      quadrature.quadrature_pencil = false;
-      const auto ref = rhs_with(s, generic);
-      s.op().set_variant(pencil);
-      INFO(c.first << (c.second.empty() ? "" : " " + c.second[0]) << ", p = " << p);
-      REQUIRE(s.op().quadrature_pencil_path());
-      CHECK(s.op().quadrature_pencil_geometry() == fixed::PencilGeometry::stored);
-      check_right_hand_sides(s, pencil, pencil3, ref);
-      // LSRK steps: the stages emit the nodal traces the next stage reads.
-      const auto modes = steps_with(cfg, {&generic, &pencil, &pencil3, &quadrature});
-      CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
-      CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
-      CHECK(rel_diff(modes[3], modes[0]) < 1e-12);
-    }
+    for (int p : {1, 3, 4})
+      for (int q : {p + 2, p + 1}) {
+        std::vector<std::string> sets = {
+            std::string("mesh.box=") + c.first, "discretization.order=" + std::to_string(p),
+            "discretization.quadrature_points=" + std::to_string(q), "physics.diffusivity=0.03"};
+        sets.insert(sets.end(), c.second.begin(), c.second.end());
+        const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
+        Solver s(cfg, MPI_COMM_WORLD);
+        s.initialize();
+        if (s.block().Q != q) continue; // -curve 3 at p = 1: q = 4, no compile-time kernels
+        KernelVariant generic, pencil, pencil3, quadrature;
+        generic.fixed_order = false;
+        pencil.modal_affine = pencil3.modal_affine = false; // affine blocks too
+        pencil3.qpencil_elems = 3;                          // a short last batch
+        pencil3.qpencil_min_blocks = 5;                     // launch bounds (GPUs)
+        quadrature.quadrature_pencil = false;
+        const auto ref = rhs_with(s, generic);
+        s.op().set_variant(pencil);
+        INFO(c.first << (c.second.empty() ? "" : " " + c.second[0]) << ", p = " << p
+                     << ", q = " << q);
+        REQUIRE(s.op().quadrature_pencil_path());
+        CHECK(s.op().quadrature_pencil_geometry() == fixed::PencilGeometry::stored);
+        check_right_hand_sides(s, pencil, pencil3, ref);
+        // LSRK steps: the stages emit the nodal traces the next stage reads.
+        const auto modes = steps_with(cfg, {&generic, &pencil, &pencil3, &quadrature});
+        CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
+        CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
+        CHECK(rel_diff(modes[3], modes[0]) < 1e-12);
+      }
 }
 
 TEST_CASE("modal path with inflow and Dirichlet faces equals the run-time-sized path",

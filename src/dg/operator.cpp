@@ -371,15 +371,13 @@ bool DGOperator::uses_fixed_kernels() const {
 }
 
 bool DGOperator::quadrature_pencil_path() const {
-  // A constant velocity, the rotation or a velocity field; advection without Neumann faces
-  // (q = p + 2 or p + 1), advection-diffusion with any boundary (q = p + 2): everything else
-  // the modal path does not take.
+  // A constant velocity, the rotation or a velocity field; advection without Neumann faces,
+  // advection-diffusion with any boundary (q = p + 2 or p + 1): everything else the modal path
+  // does not take.
   const ElementBlock& b = *block_;
   const auto kind = pde_.advection.kind;
   const bool diffusion = pde_.diffusion.nu > 0.0;
-  const bool points =
-      diffusion ? fixed::available(b.order, b.Q)
-                : (fixed::available(b.order, b.Q) || fixed::available_pencil_only(b.order, b.Q));
+  const bool points = fixed::available(b.order, b.Q) || fixed::available_pencil_only(b.order, b.Q);
   return fixed_allowed() && points && variant_.quadrature_pencil &&
          (!modal_path() || (modal_linear() && linear_count_ < b.nelem)) &&
          (diffusion || !has_neumann_) &&

@@ -132,8 +132,8 @@ struct KernelVariant {
   }
   /// Blocks the modal path does not take (non-affine and curved elements, velocity fields,
   /// Dirichlet and inflow faces): the quadrature path in pencil form (QuadraturePencilPath;
-  /// advection, and advection-diffusion at q = p + 2); false: the quadrature path one element
-  /// per team.
+  /// advection and advection-diffusion, q = p + 2 or p + 1); false: the quadrature path one
+  /// element per team.
   bool quadrature_pencil = true;
   /// ... its elements per team (0: by order on GPUs, 1 on CPUs).
   int qpencil_elems = 0;
@@ -267,7 +267,7 @@ public:
   int linear_elements() const { return linear_count_; }
   /// Whether they take the quadrature path in pencil form (a constant velocity, the rotation
   /// or a velocity field, on blocks the modal path does not take; advection without Neumann
-  /// faces, advection-diffusion at q = p + 2 with any boundary).
+  /// faces, advection-diffusion with any boundary; q = p + 2 or p + 1).
   bool quadrature_pencil_path() const;
   /// ... and its geometry there (dg/dg/fixed_order.hpp).
   fixed::PencilGeometry quadrature_pencil_geometry() const;

@@ -90,9 +90,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// x-inner products against D); H (diffusion: the derivatives' x-backward inputs 2 P Q^2; the
   /// other two x-inner products 2 P Q^2, then R). p = 5: 20.6 KB (CPUs, with SD: 20.9 KB), with
   /// diffusion 26.6 KB; p = 7: 40.8 KB (41.1 KB), with diffusion 50.2 KB (beyond level 0:
-  /// global-memory scratch). Pencils of P values that neighbouring threads read or write side by
-  /// side (BQ, H, the face values) are PP apart, P + 1 where P is even, so that they fall on
-  /// different shared-memory banks.
+  /// global-memory scratch; at q = p + 1 42.9 KB, level 0). Pencils of P values that neighbouring
+  /// threads read or write side by side (BQ, H, the face values) are PP apart, P + 1 where P is
+  /// even, so that they fall on different shared-memory banks.
   static constexpr int PP = P % 2 == 0 ? P + 1 : P;
   static constexpr int max(int a, int b) { return a > b ? a : b; }
   /// U shares BQ: read in pass 1 only (then BQ is written), it takes the updated state in the
@@ -1328,15 +1328,18 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   };
 
   /// Elements per team: KernelVariant::qpencil_elems, by default on GPUs 2 up to p = 4 (and with
-  /// the trilinear_pencil geometry at p = 5), else 1, as many as fit in level-0 scratch; one on
-  /// CPUs.
+  /// the trilinear_pencil geometry at p = 5), else 1; with diffusion at q = p + 1 2 at p = 5,
+  /// else 1; as many as fit in level-0 scratch. One on CPUs.
   template <bool DIFF>
   static int elems_per_team(const KernelVariant& v, PencilGeometry g) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1; with
     // trilinear_pencil (--qpencil-elems 1,2 --qpencil-bounds 0,4,5) 2 at p = 5, q = p + 2 as well
-    // (1.04x with min_blocks_pencil).
-    const bool two = Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
+    // (1.04x with min_blocks_pencil). Diffusion at q = p + 1 (--physics advdiff --q-offset 1
+    // --qpencil-elems 1,2 --qpencil-bounds 0): 1 at p = 3, 4 (1.21x, 1.03x over 2), 2 at p = 5
+    // (1.03x over 1), equal at p = 6, 7.
+    const bool two =
+        DIFF && Q == P ? P == 6 : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
     int ne = v.qpencil_elems > 0 ? v.qpencil_elems : (two ? 2 : 1);
     while (level0<DIFF> && ne > 1 && scratch_bytes<DIFF>(ne) > level0_max_bytes)
       --ne;
@@ -1351,11 +1354,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// the traces of block.u into `out`.
   static void launch(const StageArgs& a, bool traces_only, const View4& out) {
     if (a.pde.diffusion.nu == 0.0) return launch_as<false>(a, traces_only, out);
-    // Diffusion at q = p + 2 only (DGOperator::quadrature_pencil_path): no kernel for Q = P.
-    if constexpr (Q == P + 1)
-      launch_as<true>(a, traces_only, out);
-    else
-      DG_VERIFY(false, "quadrature pencil path: diffusion at q = p + 2 only (q = " << Q << ")");
+    launch_as<true>(a, traces_only, out);
   }
 
   template <bool DIFF>
@@ -1436,9 +1435,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// q = p + 1 (1.08x over 5), 5 at p = 5 (1.02x at q = p + 1, 1.04x at q = p + 2 with two
   /// elements per team), else the default.
   static constexpr int min_blocks_pencil = P == 4 && Q == 4 ? 4 : (P == 6 ? 5 : min_blocks_default);
-  /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): 4 at
-  /// p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none at p = 3..6).
-  static constexpr int min_blocks_diffusion = P - 1 == 4 || P - 1 == 7 ? 4 : 0;
+  /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
+  /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
+  /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 1.00x of none, 5 0.61 to 0.87x).
+  static constexpr int min_blocks_diffusion = Q == P + 1 && (P - 1 == 4 || P - 1 == 7) ? 4 : 0;
 
   template <int MINB, bool DIFF>
   static void run(Stage<DIFF>& k, int n, int ne, const StageArgs& a, bool traces_only) {
