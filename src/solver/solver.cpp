@@ -389,11 +389,16 @@ GlobalDiagnostics Solver::run() {
         std::fflush(stdout);
       }
       if (!d.finite) {
+        // The step the user set (time.dt or the CFL rule); with diffusion an SIPG penalty too
+        // small for the elements is unstable at any step (docs/design.md).
+        const char* remedy = cfg_.time.dt > 0.0 ? "lower time.dt" : "lower time.cfl";
+        const char* penalty = pde_.diffusion.nu > 0.0 ? ", or raise physics.penalty" : "";
         if (rank_ == 0)
           std::fprintf(stderr,
                        "dgsolve: the solution became non-finite by step %ld, t = %.6e (dt = %.3e "
-                       "may be unstable: lower time.cfl); last good snapshot: %s\n",
-                       step_, time_, dt, last_snapshot.empty() ? "none" : last_snapshot.c_str());
+                       "may be unstable: %s%s); last good snapshot: %s\n",
+                       step_, time_, dt, remedy, penalty,
+                       last_snapshot.empty() ? "none" : last_snapshot.c_str());
         return d;
       }
     }

@@ -45,8 +45,16 @@ done
   --set time.dt=0.5 --set time.steps=2000 --set output.progress_every=1 --set output.name=blow \
   -q >out.txt 2>err.txt
 rc=$?
-if [ "$rc" -eq 0 ] || ! grep -q "non-finite" err.txt; then
+if [ "$rc" -eq 0 ] || ! grep -q "non-finite.*(dt = .* may be unstable: lower time.dt)" err.txt; then
   echo "FAIL: unstable run: rc=$rc $(cat err.txt)"; fail=1
 fi
 [ -s out/blow_00000.h5 ] || { echo "FAIL: last good snapshot missing"; fail=1; }
+# With diffusion an SIPG penalty too small is unstable at any step: the message names it too.
+"$bin" advect.yaml --set "mesh.box=-nx 2 -periodic xyz" --set discretization.order=2 \
+  --set physics.diffusivity=0.05 --set physics.penalty=1e-6 --set time.steps=3000 \
+  --set output.progress_every=10 --set output.snapshots=false -q >out.txt 2>err.txt
+rc=$?
+if [ "$rc" -eq 0 ] || ! grep -q "non-finite.*lower time.cfl, or raise physics.penalty" err.txt; then
+  echo "FAIL: unstable diffusive run: rc=$rc $(cat err.txt)"; fail=1
+fi
 exit $fail
