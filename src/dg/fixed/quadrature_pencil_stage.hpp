@@ -1437,7 +1437,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int min_blocks_pencil = P == 4 && Q == 4 ? 4 : (P == 6 ? 5 : min_blocks_default);
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
-  /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 1.00x of none, 5 0.61 to 0.87x).
+  /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
   static constexpr int min_blocks_diffusion = Q == P + 1 && (P - 1 == 4 || P - 1 == 7) ? 4 : 0;
 
   template <int MINB, bool DIFF>
