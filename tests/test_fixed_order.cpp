@@ -671,6 +671,9 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
   // Advection-diffusion (SIPG, nodal traces of u and grad u . n): warped trilinear elements with
   // every orientation code, with inflow, Neumann and Dirichlet data, a velocity and a
   // diffusivity field with a source on an affine box, Q2 and Q3 shells (curved), the rotation.
+  // On the warped boxes with a constant velocity and diffusivity also the geometry from the
+  // trilinear map at each point (KernelVariant::qpencil_recompute; perturbed vertices: every
+  // coefficient of the map non-zero).
   const std::vector<std::string> data = {"boundary.default=outflow",
                                          "boundary.xmin.type=inflow",
                                          "boundary.xmin.value=sin(pi*y)*(1+t)",
@@ -686,11 +689,12 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
       "physics.rotation_center=[0.4, 0.55, 0.5]", "boundary.default=dirichlet"};
   const std::vector<std::pair<const char*, std::vector<std::string>>> cases = {
       {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5 -periodic y", {}},
-      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", data},
+      {"-nx 3 -ny 3 -nz 2 -warp 0.08 -perturb 0.15 -shuffle 5", data},
       {"-nx 3 -ny 3 -nz 2 -shuffle 5 -periodic y", fields},
       {"-nx 4 -ny 2 -nz 2 -periodic xz -curve 2", {}},
       {"-nx 4 -ny 2 -nz 2 -curve 3", data},
       {"-nx 3 -ny 3 -nz 2 -warp 0.08 -shuffle 5", rotation}};
+  int map_cases = 0;
   for (const auto& c : cases)
     for (int p : {1, 3, 4})
       for (int q : {p + 2, p + 1}) {
@@ -715,12 +719,25 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
         REQUIRE(s.op().quadrature_pencil_path());
         CHECK(s.op().quadrature_pencil_geometry() == fixed::PencilGeometry::stored);
         check_right_hand_sides(s, pencil, pencil3, ref);
+        // The map at each point, where it applies (the first two cases).
+        KernelVariant mapped = pencil, mapped3 = pencil3;
+        mapped.qpencil_recompute = mapped3.qpencil_recompute = true;
+        s.op().set_variant(mapped);
+        const bool map = &c == &cases[0] || &c == &cases[1];
+        CHECK(s.op().quadrature_pencil_geometry() ==
+              (map ? fixed::PencilGeometry::trilinear : fixed::PencilGeometry::stored));
+        if (map) {
+          check_right_hand_sides(s, mapped, mapped3, ref);
+          ++map_cases;
+        }
         // LSRK steps: the stages emit the nodal traces the next stage reads.
-        const auto modes = steps_with(cfg, {&generic, &pencil, &pencil3, &quadrature});
-        CHECK(rel_diff(modes[1], modes[0]) < 1e-12);
-        CHECK(rel_diff(modes[2], modes[0]) < 1e-12);
-        CHECK(rel_diff(modes[3], modes[0]) < 1e-12);
+        const auto modes =
+            map ? steps_with(cfg, {&generic, &pencil, &pencil3, &quadrature, &mapped, &mapped3})
+                : steps_with(cfg, {&generic, &pencil, &pencil3, &quadrature});
+        for (size_t k = 1; k < modes.size(); ++k)
+          CHECK(rel_diff(modes[k], modes[0]) < 1e-12);
       }
+  CHECK(map_cases == 12); // two cases, p = 1, 3, 4, both q
 }
 
 TEST_CASE("modal path with inflow and Dirichlet faces equals the run-time-sized path",

@@ -500,9 +500,10 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
                              bool upwind_sides) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double d = sizeof(double);
-  if (diffusion) // nodal traces (u, grad u . n) read and emitted, tau, qvol (10), qface (6)
+  if (diffusion) // nodal traces (u, grad u . n) read and emitted, tau, qvol (10), qface (6) or
+                 // the trilinear map's 24 coefficients
     return lsrk_state_bytes_per_dof + (2.0 * 6.0 * 2.0 * Q2 * d + 6.0 * 4.0 * 4.0 + 6.0 * d) / P3 +
-           (10.0 * Q3 + 6.0 * 6.0 * Q2) * d / P3;
+           (g == PencilGeometry::trilinear ? 24.0 : 10.0 * Q3 + 6.0 * 6.0 * Q2) * d / P3;
   // u and the register read and written; the own and the neighbours' modal traces read and
   // the updated state's emitted (P^2 per face); ftype, nbr, nbr_face, orient; the geometry.
   // With the stored geometry the own traces are read only where the upwind flux takes them
@@ -558,6 +559,10 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
          18.0 * (P2 * Q + P * Q);
     f += 24.0 * P3 + 4.0 * P3;
     f += 24.0 * P3 + 18.0 * (P2 * Q + P * Q) + 6.0 * Q * (8.0 * P * Q + 5.0 * Q);
+    // trilinear: at each volume point the columns, adj(J), |J|, C and G (about 110), at each
+    // face point, twice (the fluxes, the emitted traces), n dS, dS and J^-1 n (about 100), and
+    // 1/|J| at each point of the inverse mass (about 80).
+    if (g == PencilGeometry::trilinear) f += Q2 * Q * (110.0 + 80.0) + 2.0 * 6.0 * Q2 * 100.0;
     return f + inverse_mass;
   }
   if (collocated && !affine && Q == P) {

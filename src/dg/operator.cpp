@@ -392,10 +392,17 @@ bool DGOperator::quadrature_pencil_upwind_sides() const {
 fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
   // Constant velocity: one record per affine element, the trilinear map at each point or along
   // each pencil; the rotation on non-affine trilinear elements: optionally the map along each
-  // pencil; velocity fields, curved elements and diffusion: per-point tables.
+  // pencil; diffusion on non-affine trilinear elements with a constant velocity and
+  // diffusivity: optionally the map at each point; velocity fields, curved elements and
+  // everything else: per-point tables.
   const ElementBlock& b = *block_;
   const auto kind = pde_.advection.kind;
-  if (b.curved || pde_.diffusion.nu > 0.0) return fixed::PencilGeometry::stored;
+  if (b.curved) return fixed::PencilGeometry::stored;
+  if (pde_.diffusion.nu > 0.0)
+    return !b.affine && kind == physics::Advection::constant && b.nuvol.extent(0) == 0 &&
+                   variant_.qpencil_recompute
+               ? fixed::PencilGeometry::trilinear
+               : fixed::PencilGeometry::stored;
   if (kind == physics::Advection::rotation && !b.affine && variant_.qpencil_trilinear_rotation)
     return fixed::PencilGeometry::trilinear_pencil;
   if (kind != physics::Advection::constant) return fixed::PencilGeometry::stored;

@@ -143,7 +143,11 @@ struct KernelVariant {
   /// ... on trilinear elements with a constant velocity: the metric recomputed from the 8
   /// vertices at each point (2.3x fewer bytes) instead of read from per-point tables. Off by
   /// default: the tables are faster at p = 3, 4, 5, 7 on the H100 (the kernel is not
-  /// bandwidth-bound) and at every order on a CPU core (docs/performance.md).
+  /// bandwidth-bound) and at every order on a CPU core (docs/performance.md). With a constant
+  /// diffusivity as well, the same for advection-diffusion: C, G = nu adj(J) adj(J)^T / |J| at
+  /// each volume point and a . n, dS, J^-1 n at each face point from the map instead of 16
+  /// doubles per point (p = 5, q = p + 1: 62 instead of 189 B/DOF). On one CPU core 0.62 to
+  /// 0.68x of the tables (p = 3..5, both q); not yet measured on a GPU.
   bool qpencil_recompute = false;
   /// ... on trilinear elements with a constant velocity: adj(J) a and |J| along each pencil and
   /// (a . n) dS along each face row from the trilinear map (PencilGeometry::trilinear_pencil:

@@ -36,8 +36,10 @@
 //   stored     component k < 4 of qvol at each volume point (qvol_at: component-major on
 //              GPUs, point-major on CPUs): C and 1/|J|; qface(e, f, point, 0) = (a . n) dS
 //              (trilinear elements on CPUs, curved elements, velocity fields); with
-//              diffusion (always stored) k < 10 adds G (6: G00, G01, G02, G11, G12, G22) and
-//              qface(e, f, point, 6) = a . n, dS, J^-1 n, nu;
+//              diffusion k < 10 adds G (6: G00, G01, G02, G11, G12, G22) and
+//              qface(e, f, point, 6) = a . n, dS, J^-1 n, nu; with diffusion, a constant
+//              velocity and diffusivity the trilinear geometry takes these from the map at each
+//              point instead (diffusion_face; KernelVariant::qpencil_recompute);
 //   trilinear_pencil  the map's coefficients as trilinear, no tables. The Jacobian's column
 //              along a reference direction does not depend on that coordinate and the other two
 //              are linear in it, so along each x-pencil C_0 is quadratic in r and C_1, C_2 linear
@@ -303,6 +305,21 @@ struct QuadraturePencilPath : Tensor<P, Q> {
              g[21] * r * s * t;
     }
   }
+  /// The rows of adj(J) = |J| J^-1 (cross products of the columns) and |J| at r from the map's
+  /// coefficients G.
+  KOKKOS_FORCEINLINE_FUNCTION static double adjugate_rows(const double* G, double r, double s,
+                                                          double t, double A[3][3]) {
+    double Jr[3], Js[3], Jt[3];
+    columns(G, r, s, t, Jr, Js, Jt);
+    const double* c[3][2] = {{Js, Jt}, {Jt, Jr}, {Jr, Js}};
+    for (int d = 0; d < 3; ++d) {
+      const double *a = c[d][0], *b = c[d][1];
+      A[d][0] = a[1] * b[2] - a[2] * b[1];
+      A[d][1] = a[2] * b[0] - a[0] * b[2];
+      A[d][2] = a[0] * b[1] - a[1] * b[0];
+    }
+    return A[0][0] * Jr[0] + A[0][1] * Jr[1] + A[0][2] * Jr[2];
+  }
   /// Row d of adj(J) (the cross product of the other two columns) dotted with v.
   KOKKOS_FORCEINLINE_FUNCTION static double triple(const double a[3], const double b[3],
                                                    const double v[3]) {
@@ -395,6 +412,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     bool rotation = false;
     physics::Advection adv;
     double eta = 0.0; // the SIPG penalty factor (face f: eta tau(e, f) nu)
+    double nu = 0.0;  // the diffusivity (trilinear geometry with diffusion: a constant)
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
     bool affine = false, traces_only = false;
@@ -561,6 +579,30 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       SD[6] = n;
     }
 
+    /// Diffusion: a . n, dS, J^-1 n and nu at point (al, be) of face f (n the outward unit
+    /// normal): from qface, or (trilinear geometry) from the map as the tables take them from
+    /// the mesh's Jacobian (n dS = +-row f / 2 of adj(J)).
+    KOKKOS_FORCEINLINE_FUNCTION void diffusion_face(int e, const double* G, const Tables& tb, int f,
+                                                    int al, int be, double g[6]) const {
+      if (geometry == PencilGeometry::trilinear) {
+        double r[3], A[3][3];
+        hex::face_point(f, tb.x[al], tb.x[be], r);
+        const double det = adjugate_rows(G, r[0], r[1], r[2], A);
+        const double sg = f % 2 ? 1.0 : -1.0;
+        const double n[3] = {sg * A[f / 2][0], sg * A[f / 2][1], sg * A[f / 2][2]};
+        const double dS = math::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        g[0] = (vel[0] * n[0] + vel[1] * n[1] + vel[2] * n[2]) / dS;
+        g[1] = dS;
+        for (int k = 0; k < 3; ++k)
+          g[2 + k] = (A[k][0] * n[0] + A[k][1] * n[1] + A[k][2] * n[2]) / (dS * det);
+        g[5] = nu;
+        return;
+      }
+      const double* q = &qface(e, f, al + Q * be, 0);
+      for (int k = 0; k < 6; ++k)
+        g[k] = q[k];
+    }
+
     /// (a . n) dS at point (al, be) of face f (outward normal).
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
@@ -684,7 +726,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         base[k * ED + OU + m] = u(elem(e0 + k), m);
       });
 #endif
-      if (traces_only) return;
+      // The traces with diffusion take J^-1 n at the face points: the map's coefficients too.
+      if (traces_only && !(DIFF && geometry == PencilGeometry::trilinear)) return;
       if (geometry == PencilGeometry::trilinear || geometry == PencilGeometry::trilinear_pencil) {
         // Coefficient g of component i: (1/8) sum_v X_v(i) times the monomial g at the
         // vertex's signs (1, r, s, t, rs, rt, st, rst); one thread per component, its eight
@@ -877,7 +920,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const bool boundary = is_boundary_face(type);
         for_points([&](int al) {
           const int pt = al + Q * be;
-          const double* g = &qface(e, f, pt, 0);
+          double g[6];
+          diffusion_face(e, S + OG, tb, f, al, be, g);
           double uin, gin;
           face_point(v0, v1, v2, g, f, al, tb, uin, gin);
           const double geo[7] = {0.0, 0.0, 0.0, g[1], g[2], g[3], g[4]};
@@ -925,8 +969,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           face_row(base + k * ED, f, be, v0, v1, v2);
           DG_UNROLL
           for (int al = 0; al < Q; ++al) {
-            double uv, gn;
-            face_point(v0, v1, v2, &qface(e, f, al + Q * be, 0), f, al, tb, uv, gn);
+            double uv, gn, g[6];
+            diffusion_face(e, base + k * ED + OG, tb, f, al, be, g);
+            face_point(v0, v1, v2, g, f, al, tb, uv, gn);
             trace_out(e, f, al + Q * be, 0) = uv;
             trace_out(e, f, al + Q * be, 1) = gn;
           }
@@ -1093,9 +1138,20 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             point_values(tb, a, v, vs, vt, s, sr, ss, st);
             const int pt = a + Q * b + Q2 * c;
             double g[10];
-            DG_UNROLL
-            for (int m = 0; m < 10; ++m)
-              g[m] = qvol_at(qvol, e, m, pt);
+            if (geometry == PencilGeometry::trilinear) { // C = adj(J) a, G = nu adj adj^T / |J|
+              double A[3][3];
+              const double sd = nu / adjugate_rows(S + OG, tb.x[a], tb.x[b], tb.x[c], A);
+              for (int d = 0; d < 3; ++d)
+                g[d] = A[d][0] * vel[0] + A[d][1] * vel[1] + A[d][2] * vel[2];
+              int m = 4;
+              for (int d = 0; d < 3; ++d)
+                for (int d2 = d; d2 < 3; ++d2)
+                  g[m++] = sd * (A[d][0] * A[d2][0] + A[d][1] * A[d2][1] + A[d][2] * A[d2][2]);
+            } else {
+              DG_UNROLL
+              for (int m = 0; m < 10; ++m)
+                g[m] = qvol_at(qvol, e, m, pt);
+            }
             const double w = tb.w[a] * wbc;
             const double f0 = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
             const double f1 = w * (g[1] * s - (g[5] * sr + g[7] * ss + g[8] * st));
@@ -1363,8 +1419,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     if (n == 0) return;
     const ElementBlock& b = *a.block;
     const int ne = elems_per_team<DIFF>(a.variant, a.qgeometry);
-    DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored,
-              "quadrature pencil path: diffusion needs the stored geometry");
+    DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored ||
+                  a.qgeometry == PencilGeometry::trilinear,
+              "quadrature pencil path: diffusion takes the stored or the trilinear geometry");
     Stage<DIFF> k;
     k.u = b.u;
     k.reg = b.reg;
@@ -1396,6 +1453,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
               "quadrature pencil path: the map along each pencil takes a constant velocity or "
               "the rotation");
     k.eta = a.pde.diffusion.eta;
+    k.nu = a.pde.diffusion.nu;
     k.ep = a.ep;
     k.geometry = a.qgeometry;
     k.affine = b.affine;
