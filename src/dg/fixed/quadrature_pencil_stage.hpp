@@ -63,6 +63,7 @@
 #include "dg/mesh/hex.hpp"
 #include "fixed/contract.hpp"
 #include "fixed/device.hpp"
+#include "fixed/modal_records.hpp"
 
 #include <algorithm>
 #include <type_traits>
@@ -305,20 +306,20 @@ struct QuadraturePencilPath : Tensor<P, Q> {
              g[21] * r * s * t;
     }
   }
-  /// The rows of adj(J) = |J| J^-1 (cross products of the columns) and |J| at r from the map's
-  /// coefficients G.
+  /// adj(J) = |J| J^-1 row-major (its rows the cross products of the columns, the layout of
+  /// vgeo and adjugate_gram) and |J| at r from the map's coefficients G.
   KOKKOS_FORCEINLINE_FUNCTION static double adjugate_rows(const double* G, double r, double s,
-                                                          double t, double A[3][3]) {
+                                                          double t, double A[9]) {
     double Jr[3], Js[3], Jt[3];
     columns(G, r, s, t, Jr, Js, Jt);
     const double* c[3][2] = {{Js, Jt}, {Jt, Jr}, {Jr, Js}};
     for (int d = 0; d < 3; ++d) {
       const double *a = c[d][0], *b = c[d][1];
-      A[d][0] = a[1] * b[2] - a[2] * b[1];
-      A[d][1] = a[2] * b[0] - a[0] * b[2];
-      A[d][2] = a[0] * b[1] - a[1] * b[0];
+      A[3 * d] = a[1] * b[2] - a[2] * b[1];
+      A[3 * d + 1] = a[2] * b[0] - a[0] * b[2];
+      A[3 * d + 2] = a[0] * b[1] - a[1] * b[0];
     }
-    return A[0][0] * Jr[0] + A[0][1] * Jr[1] + A[0][2] * Jr[2];
+    return A[0] * Jr[0] + A[1] * Jr[1] + A[2] * Jr[2];
   }
   /// Row d of adj(J) (the cross product of the other two columns) dotted with v.
   KOKKOS_FORCEINLINE_FUNCTION static double triple(const double a[3], const double b[3],
@@ -585,16 +586,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION void diffusion_face(int e, const double* G, const Tables& tb, int f,
                                                     int al, int be, double g[6]) const {
       if (geometry == PencilGeometry::trilinear) {
-        double r[3], A[3][3];
+        double r[3], A[9];
         hex::face_point(f, tb.x[al], tb.x[be], r);
         const double det = adjugate_rows(G, r[0], r[1], r[2], A);
-        const double sg = f % 2 ? 1.0 : -1.0;
-        const double n[3] = {sg * A[f / 2][0], sg * A[f / 2][1], sg * A[f / 2][2]};
+        const double sg = f % 2 ? 1.0 : -1.0, *Ad = A + 3 * (f / 2);
+        const double n[3] = {sg * Ad[0], sg * Ad[1], sg * Ad[2]};
         const double dS = math::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         g[0] = (vel[0] * n[0] + vel[1] * n[1] + vel[2] * n[2]) / dS;
         g[1] = dS;
         for (int k = 0; k < 3; ++k)
-          g[2 + k] = (A[k][0] * n[0] + A[k][1] * n[1] + A[k][2] * n[2]) / (dS * det);
+          g[2 + k] = (A[3 * k] * n[0] + A[3 * k + 1] * n[1] + A[3 * k + 2] * n[2]) / (dS * det);
         g[5] = nu;
         return;
       }
@@ -1139,14 +1140,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             const int pt = a + Q * b + Q2 * c;
             double g[10];
             if (geometry == PencilGeometry::trilinear) { // C = adj(J) a, G = nu adj adj^T / |J|
-              double A[3][3];
+              double A[9];
               const double sd = nu / adjugate_rows(S + OG, tb.x[a], tb.x[b], tb.x[c], A);
               for (int d = 0; d < 3; ++d)
-                g[d] = A[d][0] * vel[0] + A[d][1] * vel[1] + A[d][2] * vel[2];
+                g[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
               int m = 4;
               for (int d = 0; d < 3; ++d)
                 for (int d2 = d; d2 < 3; ++d2)
-                  g[m++] = sd * (A[d][0] * A[d2][0] + A[d][1] * A[d2][1] + A[d][2] * A[d2][2]);
+                  g[m++] = sd * adjugate_gram(A, d, d2);
             } else {
               DG_UNROLL
               for (int m = 0; m < 10; ++m)
