@@ -67,7 +67,7 @@ Options::Options(std::string command, const std::vector<std::string>& args)
 std::string Options::str(const std::string& name, const std::string& def, const std::string& help) {
   declared_.push_back(name);
   std::ostringstream os;
-  os << "  --" << std::left << std::setw(14) << name << help
+  os << "  --" << std::left << std::setw(14) << name << (name.size() >= 14 ? " " : "") << help
      << (def.empty() ? "" : " (default " + def + ")") << "\n";
   help_ += os.str();
   const auto it = given_.find(name);

@@ -76,7 +76,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
   else if (var == "qpencil-trilinear")
     v.qpencil_recompute = true;
   else if (var == "qpencil-tables")
-    v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
+    v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = v.qpencil_recompute_diffusion =
+        false;
   else if (var == "qpencil-trilinear-pencil")
     v.qpencil_trilinear_pencil = true;
   else if (var == "qpencil-trilinear-rotation")
@@ -135,10 +136,12 @@ int stage(Options& o) {
       "qpencil-tables / qpencil-trilinear-pencil (warped meshes: per-point tables / adj(J) a "
       "and |J| along each pencil and (a . n) dS along each face row from the map, instead of "
       "the backend's default: the map on GPUs, the tables on CPUs; qpencil-tables also for the "
-      "rotation), qpencil-trilinear-rotation (warped meshes, the rotation: the map along each "
+      "rotation and for advection-diffusion), qpencil-trilinear-rotation (warped meshes, the "
+      "rotation: the map along each "
       "pencil instead of the tables), "
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
-      "weight-adjusted inverse mass instead of the collocated passes), qpencil-both-sides "
+      "weight-adjusted inverse mass instead of the collocated passes, which diffusion takes on "
+      "CPUs only), qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
       "those the upwind flux takes), modal-linear-unmixed (a velocity affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "
@@ -339,7 +342,9 @@ int stage(Options& o) {
                     r.set("gflops", (lin  ? fixed::modal_linear_flops_per_element(p)
                                      : qp ? fixed::qpencil_flops_per_element(
                                                 p, s.op().quadrature_pencil_geometry(), affine,
-                                                s.block().Q, diff, v.qpencil_collocated,
+                                                s.block().Q, diff,
+                                                v.qpencil_collocated &&
+                                                    (!diff || fixed::collocated_diffusion),
                                                 s.op().quadrature_pencil_upwind_sides(),
                                                 ph == "advection-rotation")
                                           : fixed::stage_flops_per_element(p, diff, affine, v)) *

@@ -549,21 +549,31 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
   const double face_points = face_pencils * (P2 * Q + P * Q + P * Q2 + Q2);
   if (diffusion) {
     // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux
-    // (C u - G grad u, 24 per point); x-, y-inner products (3 each), z-inner (2). Faces:
-    // coefficients against E and dE, along b (18 arrays), along a (4 sums), grad u . n and
-    // face_flux (about 35 per point), 3 inner products along a and along b; lifting with E
-    // and dE (24 per mode); update; the emitted traces (coefficients, along b, along a).
-    double f = 2.0 * (P3 * Q + P2 * Q) + 3.0 * (P2 * Q2 + P * Q2) + 8.0 * P * Q3 + 24.0 * Q3 +
-               6.0 * P * Q3 + 3.0 * (P2 * Q2 + P * Q2) + 2.0 * (P3 * Q + P2 * Q);
-    f += 24.0 * P3 + 18.0 * (P2 * Q + P * Q) + 6.0 * Q * (16.0 * P * Q + 35.0 * Q) +
-         18.0 * (P2 * Q + P * Q);
-    f += 24.0 * P3 + 4.0 * P3;
+    // (C u - G grad u, 24 per point). Faces: coefficients against E and dE, along b (18
+    // arrays). The emitted traces (coefficients, along b, along a).
+    double f = 2.0 * (P3 * Q + P2 * Q) + 3.0 * (P2 * Q2 + P * Q2) + 8.0 * P * Q3 + 24.0 * Q3;
+    f += 24.0 * P3 + 18.0 * (P2 * Q + P * Q);
     f += 24.0 * P3 + 18.0 * (P2 * Q + P * Q) + 6.0 * Q * (8.0 * P * Q + 5.0 * Q);
+    const bool coll = collocated && !affine && Q == P;
+    if (coll) {
+      // DW of the three fluxes along their directions; the lifts with EW and dEW (24 per
+      // point) and 1/|J|; z-, y-, x-inner products; faces: along a (4 sums), grad u . n and
+      // face_flux (about 35 per point), DW along a and along b of each face's rows; update.
+      f += 3.0 * (Q3 * Q + 2.0 * Q3) + 25.0 * Q3 + Q3 * P + Q3 + Q2 * P2 + Q2 * P + Q * P3 + Q * P2;
+      f += 6.0 * Q * (8.0 * P * Q + 35.0 * Q) + 12.0 * Q * (Q2 + 2.0 * Q) + 4.0 * P3;
+    } else {
+      // x-, y-inner products (3 each), z-inner (2); faces: along a (4 sums), grad u . n and
+      // face_flux (about 35 per point), 3 inner products along a and along b; lifting with E
+      // and dE (24 per mode); update; then the weight-adjusted inverse mass.
+      f += 6.0 * P * Q3 + 3.0 * (P2 * Q2 + P * Q2) + 2.0 * (P3 * Q + P2 * Q);
+      f += 6.0 * Q * (16.0 * P * Q + 35.0 * Q) + 18.0 * (P2 * Q + P * Q);
+      f += 24.0 * P3 + 4.0 * P3 + inverse_mass;
+    }
     // trilinear: at each volume point the columns, adj(J), |J|, C and G (about 110), at each
     // face point, twice (the fluxes, the emitted traces), n dS, dS and J^-1 n (about 100), and
-    // 1/|J| at each point of the inverse mass (about 80).
+    // 1/|J| at each point of the inverse mass or the collocated passes (about 80).
     if (g == PencilGeometry::trilinear) f += Q2 * Q * (110.0 + 80.0) + 2.0 * 6.0 * Q2 * 100.0;
-    return f + inverse_mass;
+    return f;
   }
   if (collocated && !affine && Q == P) {
     // Volume: z-, y-, x-backward; w C u; DW along x, y, z (Q^2 / 2 multiply-adds and 2 Q adds

@@ -39,6 +39,29 @@ inline constexpr bool face_side_selection = false;
 inline constexpr bool face_side_selection = true;
 #endif
 
+/// The quadrature pencil path's collocated passes with diffusion (q = p + 1, non-affine;
+/// KernelVariant::qpencil_collocated) are compiled on CPUs only, where they are faster than the
+/// modal right-hand side (one core, p = 3..5: 1.15 to 1.30x). On the H100 they were slower
+/// (whole runs at p = 3, 5, 7: 0.89, 0.72, 0.93x of the modal form), and compiled into the
+/// kernel they slowed its modal form as well (one stage at p = 5: 0.74x; docs/performance.md):
+/// GPU kernels take the modal right-hand side.
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+inline constexpr bool collocated_diffusion = false;
+#else
+inline constexpr bool collocated_diffusion = true;
+#endif
+
+/// Advection-diffusion on trilinear elements with a constant velocity and diffusivity
+/// (KernelVariant::qpencil_recompute_diffusion, GPU builds): the orders at which the geometry
+/// from the map at each point was faster than the per-point tables on the H100 (one stage at
+/// the default launch settings, docs/performance.md): q = p + 1 at p = 5, 7 (1.08, 1.14x),
+/// q = p + 2 at p = 4, 6, 7 (1.10, 1.09, 1.08x timed as a whole run takes the steps).
+/// Elsewhere the tables were faster (0.82 to 0.97x with the map).
+inline bool diffusion_map_faster(int order, int q) {
+  if (q == order + 1) return order == 5 || order == 7;
+  return q == order + 2 && (order == 4 || order == 6 || order == 7);
+}
+
 /// The layout of the quadrature pencil path's volume table qvol: component-major on GPUs,
 /// qvol(e, k, point), so that a pass's threads (a pencil each) read entries Q apart or side by
 /// side rather than a record of 4 (diffusion 10) doubles apart (H100: 1.03 to 1.25x); point-major

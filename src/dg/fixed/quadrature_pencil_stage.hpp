@@ -350,11 +350,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// B, D and E by value: the Stage carries them on GPUs (constant_tables). With Q = P also
   /// the collocated tables (every backend): DW(a, a') = w_a sum_i B(a, i) D(a', i), the
   /// weighted nodal form of the modal weak derivative (B D^T), as DWp, DWm, DWc (dw_points),
-  /// and EW(s, a) = w_a sum_i B(a, i) E(s, i), the face lift E_s^T at the points.
+  /// EW(s, a) = w_a sum_i B(a, i) E(s, i), the face lift E_s^T at the points, and dEW likewise
+  /// with dE (diffusion: the lift of the face terms against the test functions' normal
+  /// derivative).
   static constexpr int DWH = Q / 2, DWR = (Q + 1) / 2;
   struct ConstTables {
     double B[Q * P], D[Q * P], E[2 * P], dE[2 * P], DWp[DWR * DWH], DWm[DWR * DWH], DWc[DWR],
-        EW[2 * Q];
+        EW[2 * Q], dEW[2 * Q];
   };
   static const ConstTables& const_tables() {
     static const ConstTables c = [] {
@@ -373,10 +375,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           dw[a * Q + b] = h.w[a] * d;
         }
         for (int side = 0; side < 2; ++side) {
-          double e = 0.0;
-          for (int i = 0; i < P; ++i)
+          double e = 0.0, de = 0.0;
+          for (int i = 0; i < P; ++i) {
             e += h.B[a * P + i] * h.E[side * P + i];
+            de += h.B[a * P + i] * h.dE[side * P + i];
+          }
           t.EW[side * Q + a] = h.w[a] * e;
+          t.dEW[side * Q + a] = h.w[a] * de;
         }
       }
       for (int a = 0; a < DWR; ++a) {
@@ -417,7 +422,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
     bool affine = false, traces_only = false;
-    bool collocated = false; // Q = P, non-affine, advection: the collocated passes
+    bool collocated = false; // Q = P, non-affine (diffusion: collocated_diffusion)
     int ne = 1, first = -1, level = 0;
     ConstTables ct{};
 
@@ -876,6 +881,36 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         s2 += tb.B[a * P + i] * w2[i];
       }
     }
+    /// Diffusion, volume point (a, b, c) of the x-pencil v, w1, w2 (point_values): the flux
+    /// w (C u - G grad_r u) along each reference direction, with C, G from qvol (stored
+    /// geometry) or the trilinear map (C = adj(J) a, G = nu adj(J) adj(J)^T / |J|).
+    KOKKOS_FORCEINLINE_FUNCTION void volume_fluxes(int e, const double* G, const Tables& tb, int a,
+                                                   int b, int c, const double v[P],
+                                                   const double w1[P], const double w2[P],
+                                                   double& f0, double& f1, double& f2) const {
+      double s, sr, ss, st;
+      point_values(tb, a, v, w1, w2, s, sr, ss, st);
+      double g[10];
+      if (geometry == PencilGeometry::trilinear) {
+        double A[9];
+        const double sd = nu / adjugate_rows(G, tb.x[a], tb.x[b], tb.x[c], A);
+        for (int d = 0; d < 3; ++d)
+          g[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
+        int m = 4;
+        for (int d = 0; d < 3; ++d)
+          for (int d2 = d; d2 < 3; ++d2)
+            g[m++] = sd * adjugate_gram(A, d, d2);
+      } else {
+        const int pt = a + Q * b + Q2 * c;
+        DG_UNROLL
+        for (int m = 0; m < 10; ++m)
+          g[m] = qvol_at(qvol, e, m, pt);
+      }
+      const double w = tb.w[a] * (tb.w[b] * tb.w[c]);
+      f0 = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
+      f1 = w * (g[1] * s - (g[5] * sr + g[7] * ss + g[8] * st));
+      f2 = w * (g[2] * s - (g[6] * sr + g[8] * ss + g[9] * st));
+    }
     /// Diffusion: row be of face f's E B, E D and dE B along b (S) into registers.
     KOKKOS_FORCEINLINE_FUNCTION static void face_row(const double* S, int f, int be, double v0[P],
                                                      double v1[P], double v2[P]) {
@@ -905,6 +940,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// a-derivative term), FR3 (B against the b-derivative term), FR1 (B against the normal
     /// derivative term), each (a, be) of face f at f P Q (+ 6 P Q, + 12 P Q). Accumulated point
     /// by point (fewer live registers than the Q fluxes first). No barrier.
+    /// COLL (collocated passes, Q = P): the same at the points, w times the backward transform
+    /// of those inner products: FR0 the flux plus DW along a of the a-derivative term, FR3 the
+    /// b-derivative term (DW along b follows in pass 4), FR1 the normal derivative term.
+    template <bool COLL>
     KOKKOS_INLINE_FUNCTION void face_fluxes(const TeamMember& team, const Tables& tb, double* base,
                                             int e0, int nl) const {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
@@ -919,6 +958,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const double tau_f = eta * tau(e, f);
         const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
         const bool boundary = is_boundary_face(type);
+        double* FR = S + OF + f * PP * Q + PP * be;
+        // COLL: the a-derivative terms of the row until DW takes them, in registers where the
+        // point loop is unrolled, else in A (free in pass 3; 6 Q^2 <= 2 Q^3 doubles).
+        double c2[Q];
+        double* T2 = S + OA + (f * Q + be) * Q;
         for_points([&](int al) {
           const int pt = al + Q * be;
           double g[6];
@@ -933,21 +977,64 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double out[4] = {0.0, 0.0, 0.0, 0.0};
           face_flux(type, g[0], g[5], geo, tb.w[al] * tb.w[be], tau_f * g[5], d, ta, tbd, uin, gin,
                     uout, gout, boundary ? bdata(nb, pt) : 0.0, out);
-          DG_UNROLL
-          for (int a = 0; a < P; ++a) {
-            r0[a] += tb.B[al * P + a] * out[0] + tb.D[al * P + a] * out[2];
-            r3[a] += tb.B[al * P + a] * out[3];
-            r1[a] += tb.B[al * P + a] * out[1];
+          if constexpr (COLL) {
+            FR[al] = out[0];
+            FR[6 * PP * Q + al] = out[3];
+            FR[12 * PP * Q + al] = out[1];
+            if constexpr (roll_points)
+              T2[al] = out[2];
+            else
+              c2[al] = out[2];
+          } else {
+            DG_UNROLL
+            for (int a = 0; a < P; ++a) {
+              r0[a] += tb.B[al * P + a] * out[0] + tb.D[al * P + a] * out[2];
+              r3[a] += tb.B[al * P + a] * out[3];
+              r1[a] += tb.B[al * P + a] * out[1];
+            }
           }
         });
-        double* FR = S + OF + f * PP * Q + PP * be;
-        DG_UNROLL
-        for (int a = 0; a < P; ++a) {
-          FR[a] = r0[a];
-          FR[6 * PP * Q + a] = r3[a];
-          FR[12 * PP * Q + a] = r1[a];
+        if constexpr (COLL) {
+          double x[Q];
+          DG_UNROLL
+          for (int al = 0; al < Q; ++al)
+            x[al] = roll_points ? T2[al] : c2[al];
+          dw_points(ct, x, [&](int al, double s) { FR[al] += s; });
+        } else {
+          DG_UNROLL
+          for (int a = 0; a < P; ++a) {
+            FR[a] = r0[a];
+            FR[6 * PP * Q + a] = r3[a];
+            FR[12 * PP * Q + a] = r1[a];
+          }
         }
       });
+    }
+
+    /// Pass 3 on the faces: the fluxes at each face point of every face row, into F (FR(a, be)
+    /// of face f at f P Q); advection the upwind flux, against B along a (COLL: at the points);
+    /// diffusion face_fluxes. No barrier.
+    template <bool COLL>
+    KOKKOS_INLINE_FUNCTION void face_pass(const TeamMember& team, const Tables& tb, double* base,
+                                          int e0, int nl) const {
+      if constexpr (DIFF) {
+        face_fluxes<COLL>(team, tb, base, e0, nl);
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+          const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
+          double* S = base + k * ED;
+          double phi[Q];
+          upwind_fluxes(tb, S, e, f, be, phi);
+          double* FR = S + OF + f * PP * Q + PP * be;
+          if constexpr (COLL) {
+            DG_UNROLL
+            for (int al = 0; al < Q; ++al)
+              FR[al] = phi[al];
+          } else {
+            sym_modes<0, Q, P>(tb.B, phi, [&](int a, double x) { FR[a] = x; });
+          }
+        });
+      }
     }
 
     /// The traces of the team's states (U) into trace_out: advection the modal face
@@ -1107,7 +1194,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
       faces_along_b(team, tb, base, nl);
       team.team_barrier();
-      if constexpr (!DIFF && Q == P) {
+      if constexpr (Q == P && (!DIFF || collocated_diffusion)) {
         if (collocated) return collocated_passes(team, tb, base, e0, nl);
       }
 
@@ -1133,30 +1220,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             vt[i] = H[PP * Q2 + i];
             h0[i] = h1[i] = h2[i] = 0.0;
           }
-          const double wbc = tb.w[b] * tb.w[c];
           for_points([&](int a) {
-            double s, sr, ss, st;
-            point_values(tb, a, v, vs, vt, s, sr, ss, st);
-            const int pt = a + Q * b + Q2 * c;
-            double g[10];
-            if (geometry == PencilGeometry::trilinear) { // C = adj(J) a, G = nu adj adj^T / |J|
-              double A[9];
-              const double sd = nu / adjugate_rows(S + OG, tb.x[a], tb.x[b], tb.x[c], A);
-              for (int d = 0; d < 3; ++d)
-                g[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
-              int m = 4;
-              for (int d = 0; d < 3; ++d)
-                for (int d2 = d; d2 < 3; ++d2)
-                  g[m++] = sd * adjugate_gram(A, d, d2);
-            } else {
-              DG_UNROLL
-              for (int m = 0; m < 10; ++m)
-                g[m] = qvol_at(qvol, e, m, pt);
-            }
-            const double w = tb.w[a] * wbc;
-            const double f0 = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
-            const double f1 = w * (g[1] * s - (g[5] * sr + g[7] * ss + g[8] * st));
-            const double f2 = w * (g[2] * s - (g[6] * sr + g[8] * ss + g[9] * st));
+            double f0, f1, f2;
+            volume_fluxes(e, S + OG, tb, a, b, c, v, vs, vt, f0, f1, f2);
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
               h0[i] += tb.D[a * P + i] * f0;
@@ -1183,18 +1249,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           sym_modes<0, Q, P>(tb.B, C2, [&](int i, double h) { H[PP * Q2 + i] = h; });
         }
       });
-      if constexpr (DIFF) {
-        face_fluxes(team, tb, base, e0, nl);
-      } else {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
-          const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
-          double* S = base + k * ED;
-          double phi[Q];
-          upwind_fluxes(tb, S, e, f, be, phi);
-          double* FR = S + OF + f * PP * Q + PP * be; // FR(a, be)
-          sym_modes<0, Q, P>(tb.B, phi, [&](int a, double x) { FR[a] = x; });
-        });
-      }
+      face_pass<false>(team, tb, base, e0, nl);
       team.team_barrier();
 
       // 4. y-inner products Ka = B H_0 + D H_1, Kb = B H_2 (into A); face inner products
@@ -1239,19 +1294,23 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
     }
 
-    /// Q = P on non-affine elements, advection (KernelVariant::qpencil_collocated): with as
-    /// many points as modes B is square and B B^T = W^-1, so the weight-adjusted inverse mass's
-    /// backward transform of the modal right-hand side cancels the inner products before it.
-    /// At the points, w times that backward transform is the weighted nodal derivative DW of
-    /// each flux w C_d u along its direction plus each face's fluxes lifted along the normal
-    /// (EW); times 1/|J|, one inner product per direction gives M^-1 R. After passes 1, 2:
-    ///   3  x-backward, F_d = w C_d u at each point, DW F_0 along x (into BQ, in place), F_1,
-    ///      F_2 (into H); the upwind fluxes at the face points (into F);
-    ///   4  + DW F_1 along y;
+    /// Q = P on non-affine elements (KernelVariant::qpencil_collocated): with as many points as
+    /// modes B is square and B B^T = W^-1, so the weight-adjusted inverse mass's backward
+    /// transform of the modal right-hand side cancels the inner products before it. At the
+    /// points, w times that backward transform is the weighted nodal derivative DW of each flux
+    /// F_d along its direction plus each face's fluxes lifted along the normal (EW; with
+    /// diffusion also the normal-derivative terms with dEW, and DW along the face of its
+    /// tangential-derivative terms); times 1/|J|, one inner product per direction gives M^-1 R.
+    /// After passes 1, 2:
+    ///   3  x-backward, F_d at each point (w C_d u; with diffusion w (C_d u - (G grad_r u)_d)),
+    ///      DW F_0 along x (into BQ, in place), F_1, F_2 (into H); the face fluxes at the face
+    ///      points (into F; diffusion: face_fluxes<true>, DW along a);
+    ///   4  + DW F_1 along y (diffusion: DW along b of the faces' b-derivative terms);
     ///   5  + DW F_2 along z, the six faces' lifts, times 1/|J|, z-inner products (into A);
     ///   6  y-inner products (into H);
     ///   7  x-inner products, the source and the epilogue.
-    /// Seven passes instead of ten, 0.62 times the flops at p = 5; the same answer to round-off.
+    /// Seven passes instead of ten, 0.62 times the flops at p = 5 (advection); the same answer
+    /// to round-off.
     KOKKOS_INLINE_FUNCTION void collocated_passes(const TeamMember& team, const Tables& tb,
                                                   double* base, int e0, int nl) const {
       const double* EW = ct.EW;
@@ -1264,25 +1323,39 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int i = 0; i < P; ++i)
           v[i] = N[i];
-        double C0[Q], C1[Q], C2[Q];
-        contravariant(e, S + OG, tb, b, c, C0, C1, C2);
-        sym_points<0, P, Q>(tb.B, v, [&](int a, double s) {
-          C0[a] *= s;
-          H[a] = C1[a] * s;
-          H[PP * Q2 + a] = C2[a] * s;
-        });
-        dw_points(ct, C0, [&](int a, double s) { N[a] = s; });
+        if constexpr (DIFF) {
+          // F_0 into N (its values are in v), F_1, F_2 into H (in place of the derivatives'
+          // inputs, read first); then DW F_0 along the pencil.
+          double vs[P], vt[P];
+          DG_UNROLL
+          for (int i = 0; i < P; ++i) {
+            vs[i] = H[i];
+            vt[i] = H[PP * Q2 + i];
+          }
+          for_points([&](int a) {
+            double f0, f1, f2;
+            volume_fluxes(e, S + OG, tb, a, b, c, v, vs, vt, f0, f1, f2);
+            N[a] = f0;
+            H[a] = f1;
+            H[PP * Q2 + a] = f2;
+          });
+          double x[Q];
+          DG_UNROLL
+          for (int a = 0; a < Q; ++a)
+            x[a] = N[a];
+          dw_points(ct, x, [&](int a, double s) { N[a] = s; });
+        } else {
+          double C0[Q], C1[Q], C2[Q];
+          contravariant(e, S + OG, tb, b, c, C0, C1, C2);
+          sym_points<0, P, Q>(tb.B, v, [&](int a, double s) {
+            C0[a] *= s;
+            H[a] = C1[a] * s;
+            H[PP * Q2 + a] = C2[a] * s;
+          });
+          dw_points(ct, C0, [&](int a, double s) { N[a] = s; });
+        }
       });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
-        const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
-        double* S = base + k * ED;
-        double phi[Q];
-        upwind_fluxes(tb, S, e, f, be, phi);
-        double* FR = S + OF + f * PP * Q + PP * be; // FR(al, be)
-        DG_UNROLL
-        for (int al = 0; al < Q; ++al)
-          FR[al] = phi[al];
-      });
+      face_pass<true>(team, tb, base, e0, nl);
       team.team_barrier();
       // 4. N(a, b, c) += sum_b' DW(b, b') F_1(a, b', c), one y-pencil per thread.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
@@ -1297,6 +1370,17 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           x[b] = F1[PP * b];
         dw_points(ct, x, [&](int b, double s) { N[PP * b] += s; });
       });
+      if constexpr (DIFF) { // FR0(al, be) += sum_be' DW(be, be') FR3(al, be'), one column each
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+          const int k = idx / (6 * Q), f = (idx / Q) % 6, al = idx % Q;
+          double* FR = base + k * ED + OF + f * PP * Q + al;
+          double x[Q];
+          DG_UNROLL
+          for (int be = 0; be < Q; ++be)
+            x[be] = FR[6 * PP * Q + PP * be];
+          dw_points(ct, x, [&](int be, double s) { FR[PP * be] += s; });
+        });
+      }
       team.team_barrier();
       // 5. The z-derivative and the face lifts, 1/|J|, z-inner products K(a, b, l).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
@@ -1316,9 +1400,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         inverse_jacobians<2>(e, S + OG, tb, a, b, inv);
         DG_UNROLL
         for (int c = 0; c < Q; ++c) {
-          const double n = g[c] + N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 +
-                           ex0 * FR[PP * c + b] + ex1 * FR[PP * Q + PP * c + b] +
-                           ey0 * FR[2 * PP * Q + PP * c + a] + ey1 * FR[3 * PP * Q + PP * c + a];
+          double n = g[c] + N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 + ex0 * FR[PP * c + b] +
+                     ex1 * FR[PP * Q + PP * c + b] + ey0 * FR[2 * PP * Q + PP * c + a] +
+                     ey1 * FR[3 * PP * Q + PP * c + a];
+          if constexpr (DIFF) { // the normal-derivative terms (FR1) lifted with dEW
+            const double* dEW = ct.dEW;
+            const double* FD = FR + 12 * PP * Q;
+            n += dEW[c] * FD[4 * PP * Q + PP * b + a] + dEW[Q + c] * FD[5 * PP * Q + PP * b + a] +
+                 dEW[a] * FD[PP * c + b] + dEW[Q + a] * FD[PP * Q + PP * c + b] +
+                 dEW[b] * FD[2 * PP * Q + PP * c + a] + dEW[Q + b] * FD[3 * PP * Q + PP * c + a];
+          }
           g[c] = n * inv[c];
         }
         to_modes(tb.B, g, 1, S + OA + a + Q * b, Q2);
@@ -1461,8 +1552,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.traces_only = traces_only;
     k.ne = ne;
     k.first = a.elems_first;
-    if constexpr (constant_tables || (Q == P && !DIFF)) k.ct = const_tables();
-    k.collocated = Q == P && !DIFF && !b.affine && a.variant.qpencil_collocated;
+    if constexpr (constant_tables || (Q == P && (!DIFF || collocated_diffusion)))
+      k.ct = const_tables();
+    k.collocated =
+        Q == P && !b.affine && a.variant.qpencil_collocated && (!DIFF || collocated_diffusion);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= bounds_max_order) {
       const int m =
