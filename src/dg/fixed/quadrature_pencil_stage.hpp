@@ -1561,7 +1561,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const int m =
           a.variant.qpencil_min_blocks >= 0
               ? a.variant.qpencil_min_blocks
-              : (DIFF ? min_blocks_diffusion
+              : (DIFF ? (a.qgeometry == PencilGeometry::trilinear ? min_blocks_diffusion_map
+                                                                  : min_blocks_diffusion)
                       : (a.qgeometry == PencilGeometry::trilinear_pencil ? min_blocks_pencil
                                                                          : min_blocks_default));
       DG_VERIFY(m == 0 || m == 4 || m == 5 || m == 6 || m == 8,
@@ -1591,6 +1592,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
   static constexpr int min_blocks_diffusion = Q == P + 1 && (P - 1 == 4 || P - 1 == 7) ? 4 : 0;
+  /// ... with the trilinear geometry (the map at each point; --variants qpencil-trilinear
+  /// --qpencil-elems 1,2 --qpencil-bounds 0,4): as with the tables except at p = 4, q = p + 2,
+  /// none (1.10x over 4); at p = 7, q = p + 2 4 (1.28x over none); at q = p + 1 none (4 is 0.74
+  /// to 1.00x of none).
+  static constexpr int min_blocks_diffusion_map = Q == P + 1 && P - 1 == 7 ? 4 : 0;
 
   template <int MINB, bool DIFF>
   static void run(Stage<DIFF>& k, int n, int ne, const StageArgs& a, bool traces_only) {
