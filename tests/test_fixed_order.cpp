@@ -672,9 +672,10 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
   // every orientation code, with inflow, Neumann and Dirichlet data, a velocity and a
   // diffusivity field with a source on an affine box, Q2 and Q3 shells (curved), the rotation.
   // On the warped boxes with a constant velocity and diffusivity also the geometry from the
-  // trilinear map at each point (KernelVariant::qpencil_recompute; perturbed vertices: every
-  // coefficient of the map non-zero). At q = p + 1 the non-affine blocks take the collocated
-  // passes, and also the modal right-hand side first (KernelVariant::qpencil_collocated).
+  // trilinear map at each point (KernelVariant::qpencil_recompute, CPU builds; perturbed
+  // vertices: every coefficient of the map non-zero). At q = p + 1 the non-affine blocks take the
+  // collocated passes, and also the modal right-hand side first
+  // (KernelVariant::qpencil_collocated).
   const std::vector<std::string> data = {"boundary.default=outflow",
                                          "boundary.xmin.type=inflow",
                                          "boundary.xmin.value=sin(pi*y)*(1+t)",
@@ -710,10 +711,8 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
         KernelVariant generic, pencil, pencil3, quadrature;
         generic.fixed_order = false;
         pencil.modal_affine = pencil3.modal_affine = false; // affine blocks too
-        // Per-point tables (the GPUs' default takes the map at some orders; below).
-        pencil.qpencil_recompute_diffusion = pencil3.qpencil_recompute_diffusion = false;
-        pencil3.qpencil_elems = 3;      // a short last batch
-        pencil3.qpencil_min_blocks = 5; // launch bounds (GPUs)
+        pencil3.qpencil_elems = 3;                          // a short last batch
+        pencil3.qpencil_min_blocks = 5;                     // launch bounds (GPUs)
         quadrature.quadrature_pencil = false;
         const auto ref = rhs_with(s, generic);
         s.op().set_variant(pencil);
@@ -728,24 +727,17 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
           check_right_hand_sides(s, modal_rhs, modal_rhs3, ref);
           s.op().set_variant(pencil);
         }
-        // The map at each point, where it applies (the first two cases).
+        // The map at each point, where it applies (the first two cases; CPU builds).
         KernelVariant mapped = pencil, mapped3 = pencil3;
         mapped.qpencil_recompute = mapped3.qpencil_recompute = true;
         s.op().set_variant(mapped);
-        const bool map = &c == &cases[0] || &c == &cases[1];
+        const bool map = (&c == &cases[0] || &c == &cases[1]) && fixed::diffusion_map;
         CHECK(s.op().quadrature_pencil_geometry() ==
               (map ? fixed::PencilGeometry::trilinear : fixed::PencilGeometry::stored));
         if (map) {
           check_right_hand_sides(s, mapped, mapped3, ref);
           ++map_cases;
         }
-        // The GPUs' default: the map at the orders where it is faster.
-        KernelVariant by_order = pencil;
-        by_order.qpencil_recompute_diffusion = true;
-        s.op().set_variant(by_order);
-        CHECK(s.op().quadrature_pencil_geometry() == (map && fixed::diffusion_map_faster(p, q)
-                                                          ? fixed::PencilGeometry::trilinear
-                                                          : fixed::PencilGeometry::stored));
         // LSRK steps: the stages emit the nodal traces the next stage reads.
         const auto modes =
             map ? steps_with(cfg, {&generic, &pencil, &pencil3, &quadrature, &mapped, &mapped3})
@@ -753,7 +745,7 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
         for (size_t k = 1; k < modes.size(); ++k)
           CHECK(rel_diff(modes[k], modes[0]) < 1e-12);
       }
-  CHECK(map_cases == 12); // two cases, p = 1, 3, 4, both q
+  CHECK(map_cases == (fixed::diffusion_map ? 12 : 0)); // two cases, p = 1, 3, 4, both q
 }
 
 TEST_CASE("modal path with inflow and Dirichlet faces equals the run-time-sized path",

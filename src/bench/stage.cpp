@@ -76,8 +76,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
   else if (var == "qpencil-trilinear")
     v.qpencil_recompute = true;
   else if (var == "qpencil-tables")
-    v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = v.qpencil_recompute_diffusion =
-        false;
+    v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
   else if (var == "qpencil-trilinear-pencil")
     v.qpencil_trilinear_pencil = true;
   else if (var == "qpencil-trilinear-rotation")
@@ -136,7 +135,7 @@ int stage(Options& o) {
       "qpencil-tables / qpencil-trilinear-pencil (warped meshes: per-point tables / adj(J) a "
       "and |J| along each pencil and (a . n) dS along each face row from the map, instead of "
       "the backend's default: the map on GPUs, the tables on CPUs; qpencil-tables also for the "
-      "rotation and for advection-diffusion), qpencil-trilinear-rotation (warped meshes, the "
+      "rotation), qpencil-trilinear-rotation (warped meshes, the "
       "rotation: the map along each "
       "pencil instead of the tables), "
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
@@ -271,6 +270,8 @@ int stage(Options& o) {
                         me != "warped")
                       continue;
                     if (var == "qpencil-trilinear-rotation" && ph != "advection-rotation") continue;
+                    if (var == "qpencil-trilinear" && ph == "advdiff" && !fixed::diffusion_map)
+                      continue; // not compiled on GPUs
                     if (var == "qpencil-modal-rhs" && (me == "affine" || qo != 1)) continue;
                     if (var == "qpencil-both-sides" && me == "affine" && ph == "advection")
                       continue;

@@ -393,16 +393,14 @@ fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
   // Constant velocity: one record per affine element, the trilinear map at each point or along
   // each pencil; the rotation on non-affine trilinear elements: optionally the map along each
   // pencil; diffusion on non-affine trilinear elements with a constant velocity and
-  // diffusivity: the map at each point where that is faster (GPUs) or chosen; velocity fields,
-  // curved elements and
-  // everything else: per-point tables.
+  // diffusivity: optionally the map at each point (CPU builds, fixed::diffusion_map); velocity
+  // fields, curved elements and everything else: per-point tables.
   const ElementBlock& b = *block_;
   const auto kind = pde_.advection.kind;
   if (b.curved) return fixed::PencilGeometry::stored;
   if (pde_.diffusion.nu > 0.0)
     return !b.affine && kind == physics::Advection::constant && b.nuvol.extent(0) == 0 &&
-                   (variant_.qpencil_recompute || (variant_.qpencil_recompute_diffusion &&
-                                                   fixed::diffusion_map_faster(b.order, b.Q)))
+                   variant_.qpencil_recompute && fixed::diffusion_map
                ? fixed::PencilGeometry::trilinear
                : fixed::PencilGeometry::stored;
   if (kind == physics::Advection::rotation && !b.affine && variant_.qpencil_trilinear_rotation)

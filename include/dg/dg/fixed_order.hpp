@@ -51,16 +51,16 @@ inline constexpr bool collocated_diffusion = false;
 inline constexpr bool collocated_diffusion = true;
 #endif
 
-/// Advection-diffusion on trilinear elements with a constant velocity and diffusivity
-/// (KernelVariant::qpencil_recompute_diffusion, GPU builds): the orders at which the geometry
-/// from the map at each point was faster than the per-point tables on the H100 (one stage at
-/// the default launch settings, docs/performance.md): q = p + 1 at p = 5, 7 (1.08, 1.14x),
-/// q = p + 2 at p = 4, 6, 7 (1.10, 1.09, 1.08x timed as a whole run takes the steps).
-/// Elsewhere the tables were faster (0.82 to 0.97x with the map).
-inline bool diffusion_map_faster(int order, int q) {
-  if (q == order + 1) return order == 5 || order == 7;
-  return q == order + 2 && (order == 4 || order == 6 || order == 7);
-}
+/// Advection-diffusion with the geometry from the trilinear map at each point
+/// (KernelVariant::qpencil_recompute) is compiled on CPUs only. In the GPU kernel its code
+/// raised the diffusion stage's registers (ptxas, p = 5: 168 instead of 136 per thread without
+/// launch bounds), so that a team fewer fits on an SM and the per-point tables ran slower too;
+/// the map itself was 0.82 to 1.14x of those tables (H100, docs/performance.md).
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+inline constexpr bool diffusion_map = false;
+#else
+inline constexpr bool diffusion_map = true;
+#endif
 
 /// The layout of the quadrature pencil path's volume table qvol: component-major on GPUs,
 /// qvol(e, k, point), so that a pass's threads (a pencil each) read entries Q apart or side by

@@ -147,16 +147,9 @@ struct KernelVariant {
   /// diffusivity as well, the same for advection-diffusion: C, G = nu adj(J) adj(J)^T / |J| at
   /// each volume point and a . n, dS, J^-1 n at each face point from the map instead of 16
   /// doubles per point (p = 5, q = p + 1: 62 instead of 189 B/DOF). On one CPU core 0.62 to
-  /// 0.68x of the tables (p = 3..5, both q); on the H100 0.82 to 1.14x (one stage, p = 3..7).
+  /// 0.68x of the tables (p = 3..5, both q). With diffusion on CPUs only (fixed::diffusion_map;
+  /// GPU builds take the tables).
   bool qpencil_recompute = false;
-  /// ... the map at each point for advection-diffusion (as above) at the orders where the H100
-  /// measured it faster (fixed::diffusion_map_faster). On GPUs by default, not on CPUs; dgbench
-  /// --variants qpencil-tables (false), qpencil-trilinear (qpencil_recompute: every order).
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-  bool qpencil_recompute_diffusion = true;
-#else
-  bool qpencil_recompute_diffusion = false;
-#endif
   /// ... on trilinear elements with a constant velocity: adj(J) a and |J| along each pencil and
   /// (a . n) dS along each face row from the trilinear map (PencilGeometry::trilinear_pencil:
   /// polynomials of degree 2 and 1 in the pencil's coordinate, about 150 flops per pencil; no

@@ -586,11 +586,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
 
     /// Diffusion: a . n, dS, J^-1 n and nu at point (al, be) of face f (n the outward unit
-    /// normal): from qface, or (trilinear geometry) from the map as the tables take them from
-    /// the mesh's Jacobian (n dS = +-row f / 2 of adj(J)).
-    KOKKOS_FORCEINLINE_FUNCTION void diffusion_face(int e, const double* G, const Tables& tb, int f,
-                                                    int al, int be, double g[6]) const {
-      if (geometry == PencilGeometry::trilinear) {
+    /// normal): their qface row, or (trilinear geometry) g filled from the map as the tables take
+    /// them from the mesh's Jacobian (n dS = +-row f / 2 of adj(J)). Returns where they are.
+    KOKKOS_FORCEINLINE_FUNCTION const double* diffusion_face(int e, const double* G,
+                                                             const Tables& tb, int f, int al,
+                                                             int be, double g[6]) const {
+      if (diffusion_map && geometry == PencilGeometry::trilinear) {
         double r[3], A[9];
         hex::face_point(f, tb.x[al], tb.x[be], r);
         const double det = adjugate_rows(G, r[0], r[1], r[2], A);
@@ -602,11 +603,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         for (int k = 0; k < 3; ++k)
           g[2 + k] = (A[3 * k] * n[0] + A[3 * k + 1] * n[1] + A[3 * k + 2] * n[2]) / (dS * det);
         g[5] = nu;
-        return;
+        return g;
       }
-      const double* q = &qface(e, f, al + Q * be, 0);
-      for (int k = 0; k < 6; ++k)
-        g[k] = q[k];
+      return &qface(e, f, al + Q * be, 0);
     }
 
     /// (a . n) dS at point (al, be) of face f (outward normal).
@@ -733,7 +732,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
 #endif
       // The traces with diffusion take J^-1 n at the face points: the map's coefficients too.
-      if (traces_only && !(DIFF && geometry == PencilGeometry::trilinear)) return;
+      if (traces_only && !(DIFF && diffusion_map && geometry == PencilGeometry::trilinear)) return;
       if (geometry == PencilGeometry::trilinear || geometry == PencilGeometry::trilinear_pencil) {
         // Coefficient g of component i: (1/8) sum_v X_v(i) times the monomial g at the
         // vertex's signs (1, r, s, t, rs, rt, st, rst); one thread per component, its eight
@@ -882,16 +881,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
     }
     /// Diffusion, volume point (a, b, c) of the x-pencil v, w1, w2 (point_values): the flux
-    /// w (C u - G grad_r u) along each reference direction, with C, G from qvol (stored
-    /// geometry) or the trilinear map (C = adj(J) a, G = nu adj(J) adj(J)^T / |J|).
+    /// w (C u - G grad_r u) along each reference direction (w = w_a wbc), with C, G from qvol
+    /// (stored geometry) or the trilinear map (C = adj(J) a, G = nu adj(J) adj(J)^T / |J|).
     KOKKOS_FORCEINLINE_FUNCTION void volume_fluxes(int e, const double* G, const Tables& tb, int a,
-                                                   int b, int c, const double v[P],
+                                                   int b, int c, double wbc, const double v[P],
                                                    const double w1[P], const double w2[P],
                                                    double& f0, double& f1, double& f2) const {
       double s, sr, ss, st;
       point_values(tb, a, v, w1, w2, s, sr, ss, st);
       double g[10];
-      if (geometry == PencilGeometry::trilinear) {
+      if (diffusion_map && geometry == PencilGeometry::trilinear) {
         double A[9];
         const double sd = nu / adjugate_rows(G, tb.x[a], tb.x[b], tb.x[c], A);
         for (int d = 0; d < 3; ++d)
@@ -906,7 +905,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         for (int m = 0; m < 10; ++m)
           g[m] = qvol_at(qvol, e, m, pt);
       }
-      const double w = tb.w[a] * (tb.w[b] * tb.w[c]);
+      const double w = tb.w[a] * wbc;
       f0 = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
       f1 = w * (g[1] * s - (g[5] * sr + g[7] * ss + g[8] * st));
       f2 = w * (g[2] * s - (g[6] * sr + g[8] * ss + g[9] * st));
@@ -958,15 +957,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const double tau_f = eta * tau(e, f);
         const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
         const bool boundary = is_boundary_face(type);
-        double* FR = S + OF + f * PP * Q + PP * be;
         // COLL: the a-derivative terms of the row until DW takes them, in registers where the
-        // point loop is unrolled, else in A (free in pass 3; 6 Q^2 <= 2 Q^3 doubles).
+        // point loop is unrolled, else in A (free in pass 3; 6 Q^2 <= 2 Q^3 doubles). The
+        // addresses are formed where they are used (fewer live registers in the loop).
         double c2[Q];
-        double* T2 = S + OA + (f * Q + be) * Q;
         for_points([&](int al) {
           const int pt = al + Q * be;
-          double g[6];
-          diffusion_face(e, S + OG, tb, f, al, be, g);
+          double gm[6];
+          const double* g = diffusion_face(e, S + OG, tb, f, al, be, gm);
           double uin, gin;
           face_point(v0, v1, v2, g, f, al, tb, uin, gin);
           const double geo[7] = {0.0, 0.0, 0.0, g[1], g[2], g[3], g[4]};
@@ -978,11 +976,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           face_flux(type, g[0], g[5], geo, tb.w[al] * tb.w[be], tau_f * g[5], d, ta, tbd, uin, gin,
                     uout, gout, boundary ? bdata(nb, pt) : 0.0, out);
           if constexpr (COLL) {
+            double* FR = S + OF + f * PP * Q + PP * be;
             FR[al] = out[0];
             FR[6 * PP * Q + al] = out[3];
             FR[12 * PP * Q + al] = out[1];
             if constexpr (roll_points)
-              T2[al] = out[2];
+              S[OA + (f * Q + be) * Q + al] = out[2];
             else
               c2[al] = out[2];
           } else {
@@ -994,11 +993,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             }
           }
         });
+        double* FR = S + OF + f * PP * Q + PP * be;
         if constexpr (COLL) {
           double x[Q];
           DG_UNROLL
           for (int al = 0; al < Q; ++al)
-            x[al] = roll_points ? T2[al] : c2[al];
+            x[al] = roll_points ? S[OA + (f * Q + be) * Q + al] : c2[al];
           dw_points(ct, x, [&](int al, double s) { FR[al] += s; });
         } else {
           DG_UNROLL
@@ -1057,8 +1057,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           face_row(base + k * ED, f, be, v0, v1, v2);
           DG_UNROLL
           for (int al = 0; al < Q; ++al) {
-            double uv, gn, g[6];
-            diffusion_face(e, base + k * ED + OG, tb, f, al, be, g);
+            double uv, gn, gm[6];
+            const double* g = diffusion_face(e, base + k * ED + OG, tb, f, al, be, gm);
             face_point(v0, v1, v2, g, f, al, tb, uv, gn);
             trace_out(e, f, al + Q * be, 0) = uv;
             trace_out(e, f, al + Q * be, 1) = gn;
@@ -1220,9 +1220,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             vt[i] = H[PP * Q2 + i];
             h0[i] = h1[i] = h2[i] = 0.0;
           }
+          const double wbc = tb.w[b] * tb.w[c];
           for_points([&](int a) {
             double f0, f1, f2;
-            volume_fluxes(e, S + OG, tb, a, b, c, v, vs, vt, f0, f1, f2);
+            volume_fluxes(e, S + OG, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
               h0[i] += tb.D[a * P + i] * f0;
@@ -1332,9 +1333,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             vs[i] = H[i];
             vt[i] = H[PP * Q2 + i];
           }
+          const double wbc = tb.w[b] * tb.w[c];
           for_points([&](int a) {
             double f0, f1, f2;
-            volume_fluxes(e, S + OG, tb, a, b, c, v, vs, vt, f0, f1, f2);
+            volume_fluxes(e, S + OG, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
             N[a] = f0;
             H[a] = f1;
             H[PP * Q2 + a] = f2;
@@ -1512,8 +1514,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const ElementBlock& b = *a.block;
     const int ne = elems_per_team<DIFF>(a.variant, a.qgeometry);
     DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored ||
-                  a.qgeometry == PencilGeometry::trilinear,
-              "quadrature pencil path: diffusion takes the stored or the trilinear geometry");
+                  (diffusion_map && a.qgeometry == PencilGeometry::trilinear),
+              "quadrature pencil path: diffusion takes the stored geometry (or, on CPUs, the "
+              "trilinear one)");
     Stage<DIFF> k;
     k.u = b.u;
     k.reg = b.reg;
@@ -1561,8 +1564,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const int m =
           a.variant.qpencil_min_blocks >= 0
               ? a.variant.qpencil_min_blocks
-              : (DIFF ? (a.qgeometry == PencilGeometry::trilinear ? min_blocks_diffusion_map
-                                                                  : min_blocks_diffusion)
+              : (DIFF ? min_blocks_diffusion
                       : (a.qgeometry == PencilGeometry::trilinear_pencil ? min_blocks_pencil
                                                                          : min_blocks_default));
       DG_VERIFY(m == 0 || m == 4 || m == 5 || m == 6 || m == 8,
@@ -1592,11 +1594,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
   static constexpr int min_blocks_diffusion = Q == P + 1 && (P - 1 == 4 || P - 1 == 7) ? 4 : 0;
-  /// ... with the trilinear geometry (the map at each point; --variants qpencil-trilinear
-  /// --qpencil-elems 1,2 --qpencil-bounds 0,4): as with the tables except at p = 4, q = p + 2,
-  /// none (1.10x over 4); at p = 7, q = p + 2 4 (1.28x over none); at q = p + 1 none (4 is 0.74
-  /// to 1.00x of none).
-  static constexpr int min_blocks_diffusion_map = Q == P + 1 && P - 1 == 7 ? 4 : 0;
 
   template <int MINB, bool DIFF>
   static void run(Stage<DIFF>& k, int n, int ne, const StageArgs& a, bool traces_only) {
