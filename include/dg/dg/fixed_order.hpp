@@ -41,10 +41,10 @@ inline constexpr bool face_side_selection = true;
 
 /// The quadrature pencil path's collocated passes with diffusion (q = p + 1, non-affine;
 /// KernelVariant::qpencil_collocated) are compiled on CPUs only, where they are faster than the
-/// modal right-hand side (one core, p = 3..5: 1.15 to 1.30x). On the H100 they were slower
-/// (whole runs at p = 3, 5, 7: 0.89, 0.72, 0.93x of the modal form), and compiled into the
-/// kernel they slowed its modal form as well (one stage at p = 5: 0.74x; docs/performance.md):
-/// GPU kernels take the modal right-hand side.
+/// modal right-hand side (one core, p = 3..5: 1.15 to 1.30x). On the H100, in a build that also
+/// held the trilinear map's code, they ran below the modal form of the build before it (whole
+/// runs at p = 3, 5, 7: 0.89, 0.72, 0.93x; docs/performance.md): GPU kernels take the modal
+/// right-hand side.
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
 inline constexpr bool collocated_diffusion = false;
 #else
