@@ -344,9 +344,7 @@ int stage(Options& o) {
                     r.set("gflops", (lin  ? fixed::modal_linear_flops_per_element(p)
                                      : qp ? fixed::qpencil_flops_per_element(
                                                 p, s.op().quadrature_pencil_geometry(), affine,
-                                                s.block().Q, diff,
-                                                v.qpencil_collocated &&
-                                                    (!diff || fixed::collocated_diffusion),
+                                                s.block().Q, diff, v.qpencil_collocated,
                                                 s.op().quadrature_pencil_upwind_sides(),
                                                 ph == "advection-rotation")
                                           : fixed::stage_flops_per_element(p, diff, affine, v)) *

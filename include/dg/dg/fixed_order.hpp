@@ -234,7 +234,8 @@ double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_fiel
 double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v);
 /// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2),
 /// advection or advection-diffusion; collocated: at q = p + 1 on non-affine elements the
-/// collocated passes (KernelVariant::qpencil_collocated); rotation: the rotation's velocity
+/// collocated passes (KernelVariant::qpencil_collocated; with diffusion where they are compiled,
+/// collocated_diffusion); rotation: the rotation's velocity
 /// from the map (trilinear_pencil).
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q = 0,
                                  bool diffusion = false, bool collocated = true,
