@@ -554,8 +554,7 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
     double f = 2.0 * (P3 * Q + P2 * Q) + 3.0 * (P2 * Q2 + P * Q2) + 8.0 * P * Q3 + 24.0 * Q3;
     f += 24.0 * P3 + 18.0 * (P2 * Q + P * Q);
     f += 24.0 * P3 + 18.0 * (P2 * Q + P * Q) + 6.0 * Q * (8.0 * P * Q + 5.0 * Q);
-    // The collocated passes with diffusion exist on CPU builds only (collocated_diffusion).
-    const bool coll = collocated && collocated_diffusion && !affine && Q == P;
+    const bool coll = collocated && !affine && Q == P;
     if (coll) {
       // DW of the three fluxes along their directions; the lifts with EW and dEW (24 per
       // point) and 1/|J|; z-, y-, x-inner products; faces: along a (4 sums), grad u . n and

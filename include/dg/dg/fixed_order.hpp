@@ -39,18 +39,6 @@ inline constexpr bool face_side_selection = false;
 inline constexpr bool face_side_selection = true;
 #endif
 
-/// The quadrature pencil path's collocated passes with diffusion (q = p + 1, non-affine;
-/// KernelVariant::qpencil_collocated) are compiled on CPUs only, where they are faster than the
-/// modal right-hand side (one core, p = 3..5: 1.15 to 1.30x). On the H100, in a build that also
-/// held the trilinear map's code, they ran below the modal form of the build before it (whole
-/// runs at p = 3, 5, 7: 0.89, 0.72, 0.93x; docs/performance.md): GPU kernels take the modal
-/// right-hand side.
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-inline constexpr bool collocated_diffusion = false;
-#else
-inline constexpr bool collocated_diffusion = true;
-#endif
-
 /// Advection-diffusion with the geometry from the trilinear map at each point
 /// (KernelVariant::qpencil_recompute) is compiled on CPUs only. In the GPU kernel its code
 /// raised the diffusion stage's registers (ptxas, p = 5: 168 instead of 136 per thread without
@@ -234,8 +222,7 @@ double field_bytes_per_dof(int order, bool velocity_field, bool diffusivity_fiel
 double stage_flops_per_element(int order, bool diffusion, bool affine, const KernelVariant& v);
 /// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2),
 /// advection or advection-diffusion; collocated: at q = p + 1 on non-affine elements the
-/// collocated passes (KernelVariant::qpencil_collocated; with diffusion where they are compiled,
-/// collocated_diffusion); rotation: the rotation's velocity
+/// collocated passes (KernelVariant::qpencil_collocated); rotation: the rotation's velocity
 /// from the map (trilinear_pencil).
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q = 0,
                                  bool diffusion = false, bool collocated = true,

@@ -172,8 +172,7 @@ struct KernelVariant {
 #else
   bool qpencil_trilinear_rotation = false;
 #endif
-  /// ... at q = p + 1 on non-affine elements (advection; with diffusion on CPUs,
-  /// fixed::collocated_diffusion): the collocated passes, with B square
+  /// ... at q = p + 1 on non-affine elements: the collocated passes, with B square
   /// the weight-adjusted inverse mass applied at the points without the inner products before
   /// it (QuadraturePencilPath::Stage::collocated_passes; false: the modal right-hand side
   /// first, dgbench --variants qpencil-modal-rhs).

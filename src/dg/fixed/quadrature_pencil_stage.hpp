@@ -422,7 +422,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
     bool affine = false, traces_only = false;
-    bool collocated = false; // Q = P, non-affine (diffusion: collocated_diffusion)
+    bool collocated = false; // Q = P, non-affine
     int ne = 1, first = -1, level = 0;
     ConstTables ct{};
 
@@ -1194,7 +1194,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
       faces_along_b(team, tb, base, nl);
       team.team_barrier();
-      if constexpr (Q == P && (!DIFF || collocated_diffusion)) {
+      if constexpr (Q == P) {
         if (collocated) return collocated_passes(team, tb, base, e0, nl);
       }
 
@@ -1555,10 +1555,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.traces_only = traces_only;
     k.ne = ne;
     k.first = a.elems_first;
-    if constexpr (constant_tables || (Q == P && (!DIFF || collocated_diffusion)))
-      k.ct = const_tables();
-    k.collocated =
-        Q == P && !b.affine && a.variant.qpencil_collocated && (!DIFF || collocated_diffusion);
+    if constexpr (constant_tables || Q == P) k.ct = const_tables();
+    k.collocated = Q == P && !b.affine && a.variant.qpencil_collocated;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= bounds_max_order) {
       const int m =
