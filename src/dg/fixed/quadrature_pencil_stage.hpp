@@ -18,8 +18,9 @@
 //      the update), else 6-10 the weight-adjusted inverse (backward, w / |J|, inner);
 //   E  the modal face coefficients of the updated state into trace_out (traces_only: of u).
 // At q = p + 1 on non-affine elements (B square) passes 3 to 7 are the collocated ones
-// instead (collocated_passes): the nodal derivatives and face lifts at the points, 1/|J|,
-// then the inner products; seven passes instead of ten.
+// instead (collocated_passes, in a kernel of their own: Stage<DIFF, true>): the nodal
+// derivatives and face lifts at the points, 1/|J|, then the inner products; seven passes
+// instead of ten.
 // Advection-diffusion (Stage<true>, SIPG as in face_flux): the same passes carry the reference
 // gradient as well (1: B and D along z; 2: B, D along y; 3: the value and three derivatives at
 // each point, the flux w (C u - G grad_r u) with G = nu |J| J^-1 J^-T), the faces u and
@@ -395,9 +396,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }();
     return c;
   }
-  /// The stage kernel; DIFF: advection-diffusion (stored geometry, nodal traces).
-  template <bool DIFF>
+  /// The stage kernel; DIFF: advection-diffusion (stored geometry, nodal traces); COLL: the
+  /// collocated passes (Q = P, non-affine elements), a kernel of their own rather than a branch
+  /// chosen at run time, so that the other form's passes take none of its registers (ptxas,
+  /// p = 5 without launch bounds: the diffusion stage 102 registers instead of 136, advection
+  /// 164 instead of 206; with bounds fewer spills).
+  template <bool DIFF, bool COLL = false>
   struct Stage {
+    static_assert(!COLL || Q == P, "the collocated passes need Q = P");
     using L = Layout<DIFF>;
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
                          OU = L::OU, OH = L::OH, ED = L::ED;
@@ -422,7 +428,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
     bool affine = false, traces_only = false;
-    bool collocated = false; // Q = P, non-affine
     int ne = 1, first = -1, level = 0;
     ConstTables ct{};
 
@@ -942,7 +947,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// COLL (collocated passes, Q = P): the same at the points, w times the backward transform
     /// of those inner products: FR0 the flux plus DW along a of the a-derivative term, FR3 the
     /// b-derivative term (DW along b follows in pass 4), FR1 the normal derivative term.
-    template <bool COLL>
     KOKKOS_INLINE_FUNCTION void face_fluxes(const TeamMember& team, const Tables& tb, double* base,
                                             int e0, int nl) const {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
@@ -1014,11 +1018,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// Pass 3 on the faces: the fluxes at each face point of every face row, into F (FR(a, be)
     /// of face f at f P Q); advection the upwind flux, against B along a (COLL: at the points);
     /// diffusion face_fluxes. No barrier.
-    template <bool COLL>
     KOKKOS_INLINE_FUNCTION void face_pass(const TeamMember& team, const Tables& tb, double* base,
                                           int e0, int nl) const {
       if constexpr (DIFF) {
-        face_fluxes<COLL>(team, tb, base, e0, nl);
+        face_fluxes(team, tb, base, e0, nl);
       } else {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
           const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
@@ -1194,10 +1197,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
       faces_along_b(team, tb, base, nl);
       team.team_barrier();
-      if constexpr (Q == P) {
-        if (collocated) return collocated_passes(team, tb, base, e0, nl);
-      }
+      if constexpr (COLL)
+        collocated_passes(team, tb, base, e0, nl);
+      else
+        modal_passes(team, tb, ts, base, e0, nl);
+    }
 
+    /// Passes 3 to 5 (and on non-affine elements 6 to 10, the weight-adjusted inverse mass),
+    /// then the epilogue: the modal right-hand side, then M^-1.
+    KOKKOS_INLINE_FUNCTION void modal_passes(const TeamMember& team, const Tables& tb,
+                                             const Tables& ts, double* base, int e0, int nl) const {
       // 3. Volume: x-backward, w C u, x-inner products H_0 (D), H_1, H_2 (B); faces: values,
       //    the upwind flux, the inner product along a into FR (over FC/FN).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
@@ -1250,7 +1259,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           sym_modes<0, Q, P>(tb.B, C2, [&](int i, double h) { H[PP * Q2 + i] = h; });
         }
       });
-      face_pass<false>(team, tb, base, e0, nl);
+      face_pass(team, tb, base, e0, nl);
       team.team_barrier();
 
       // 4. y-inner products Ka = B H_0 + D H_1, Kb = B H_2 (into A); face inner products
@@ -1305,7 +1314,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// After passes 1, 2:
     ///   3  x-backward, F_d at each point (w C_d u; with diffusion w (C_d u - (G grad_r u)_d)),
     ///      DW F_0 along x (into BQ, in place), F_1, F_2 (into H); the face fluxes at the face
-    ///      points (into F; diffusion: face_fluxes<true>, DW along a);
+    ///      points (into F; diffusion: face_fluxes, DW along a);
     ///   4  + DW F_1 along y (diffusion: DW along b of the faces' b-derivative terms);
     ///   5  + DW F_2 along z, the six faces' lifts, times 1/|J|, z-inner products (into A);
     ///   6  y-inner products (into H);
@@ -1357,7 +1366,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           dw_points(ct, C0, [&](int a, double s) { N[a] = s; });
         }
       });
-      face_pass<true>(team, tb, base, e0, nl);
+      face_pass(team, tb, base, e0, nl);
       team.team_barrier();
       // 4. N(a, b, c) += sum_b' DW(b, b') F_1(a, b', c), one y-pencil per thread.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
@@ -1509,6 +1518,15 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
   template <bool DIFF>
   static void launch_as(const StageArgs& a, bool traces_only, const View4& out) {
+    if constexpr (Q == P) {
+      if (!a.block->affine && a.variant.qpencil_collocated)
+        return launch_stage<DIFF, true>(a, traces_only, out);
+    }
+    launch_stage<DIFF, false>(a, traces_only, out);
+  }
+
+  template <bool DIFF, bool COLL>
+  static void launch_stage(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
@@ -1517,7 +1535,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                   (diffusion_map && a.qgeometry == PencilGeometry::trilinear),
               "quadrature pencil path: diffusion takes the stored geometry (or, on CPUs, the "
               "trilinear one)");
-    Stage<DIFF> k;
+    Stage<DIFF, COLL> k;
     k.u = b.u;
     k.reg = b.reg;
     k.verts = b.verts;
@@ -1556,7 +1574,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.ne = ne;
     k.first = a.elems_first;
     if constexpr (constant_tables || Q == P) k.ct = const_tables();
-    k.collocated = Q == P && !b.affine && a.variant.qpencil_collocated;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= bounds_max_order) {
       const int m =
@@ -1593,8 +1610,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
   static constexpr int min_blocks_diffusion = Q == P + 1 && (P - 1 == 4 || P - 1 == 7) ? 4 : 0;
 
-  template <int MINB, bool DIFF>
-  static void run(Stage<DIFF>& k, int n, int ne, const StageArgs& a, bool traces_only) {
+  template <int MINB, bool DIFF, bool COLL>
+  static void run(Stage<DIFF, COLL>& k, int n, int ne, const StageArgs& a, bool traces_only) {
     const KernelVariant& v = a.variant;
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
@@ -1603,8 +1620,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
 #endif
-    const Pol pol = policy<Q, Stage<DIFF>, Pol>(a.space, (n + ne - 1) / ne, bytes, k, threads,
-                                                level0_max_bytes);
+    const Pol pol = policy<Q, Stage<DIFF, COLL>, Pol>(a.space, (n + ne - 1) / ne, bytes, k, threads,
+                                                      level0_max_bytes);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     DG_VERIFY(!level0<DIFF> || k.level == 0,
               "quadrature pencil kernel (p = " << P - 1 << "): " << bytes
