@@ -41,7 +41,8 @@
 //              qface(e, f, point, 6) = a . n, dS, J^-1 n, nu; with diffusion, a constant
 //              velocity and diffusivity the trilinear geometry takes these from the map at each
 //              point instead (diffusion_face; KernelVariant::qpencil_recompute);
-//   trilinear_pencil  the map's coefficients as trilinear, no tables. The Jacobian's column
+//   trilinear_pencil  the map's coefficients as trilinear, no tables (a constant velocity on
+//              non-affine elements: a kernel of its own, Stage's MAP). The Jacobian's column
 //              along a reference direction does not depend on that coordinate and the other two
 //              are linear in it, so along each x-pencil C_0 is quadratic in r and C_1, C_2 linear
 //              (from the map's columns: 8 triple products per pencil, then 4 multiply-adds per
@@ -401,9 +402,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// chosen at run time, so that the other form's passes take none of its registers (ptxas,
   /// p = 5 without launch bounds: the diffusion stage 102 registers instead of 136, advection
   /// 164 instead of 206; with bounds fewer spills).
-  template <bool DIFF, bool COLL = false>
+  template <bool DIFF, bool COLL = false, bool MAP = false>
   struct Stage {
     static_assert(!COLL || Q == P, "the collocated passes need Q = P");
+    static_assert(!MAP || !DIFF, "the map along each pencil is for advection");
     using L = Layout<DIFF>;
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
                          OU = L::OU, OH = L::OH, ED = L::ED;
@@ -428,6 +430,15 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
     bool affine = false, traces_only = false;
+    /// The geometry, the rotation and affine as the kernel takes them: with MAP (non-affine
+    /// elements, the map along each pencil, a constant velocity) known at compile time, so that
+    /// the other geometries' code leaves the kernel.
+    KOKKOS_FORCEINLINE_FUNCTION PencilGeometry geo() const {
+      if constexpr (MAP) return PencilGeometry::trilinear_pencil;
+      return geometry;
+    }
+    KOKKOS_FORCEINLINE_FUNCTION bool rot() const { return !MAP && rotation; }
+    KOKKOS_FORCEINLINE_FUNCTION bool aff() const { return !MAP && affine; }
     int ne = 1, first = -1, level = 0;
     ConstTables ct{};
 
@@ -443,7 +454,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                    int c, double C0[Q], double C1[Q],
                                                    double C2[Q]) const {
       const double wbc = tb.w[b] * tb.w[c];
-      if (geometry == PencilGeometry::record) {
+      if (geo() == PencilGeometry::record) {
         DG_UNROLL
         for (int a = 0; a < Q; ++a) {
           const double w = tb.w[a] * wbc;
@@ -451,7 +462,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           C1[a] = w * G[1];
           C2[a] = w * G[2];
         }
-      } else if (geometry == PencilGeometry::trilinear_pencil && rotation) {
+      } else if (geo() == PencilGeometry::trilinear_pencil && rot()) {
         // As below, with a(r) = al + r be along the pencil (x(r) = X0 + r J_r): C_0 cubic in r,
         // C_1 and C_2 quadratic.
         const double s = tb.x[b], t = tb.x[c];
@@ -475,7 +486,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           C1[a] = w * (c10 + r * (c11 + r * c12));
           C2[a] = w * (c20 + r * (c21 + r * c22));
         }
-      } else if (geometry == PencilGeometry::trilinear_pencil) {
+      } else if (geo() == PencilGeometry::trilinear_pencil) {
         // Along the pencil r (s, t fixed): J_r constant, J_s = As + r Bs, J_t = At + r Bt, so
         // C_0 = a . (J_s x J_t) is quadratic in r, C_1 = a . (J_t x J_r) and C_2 = a . (J_r x
         // J_s) linear.
@@ -492,7 +503,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           C1[a] = w * (c10 + r * c11);
           C2[a] = w * (c20 + r * c21);
         }
-      } else if (geometry == PencilGeometry::trilinear) {
+      } else if (geo() == PencilGeometry::trilinear) {
         const double s = tb.x[b], t = tb.x[c];
         DG_UNROLL
         for (int a = 0; a < Q; ++a) {
@@ -518,7 +529,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// 1/|J| at the volume point (a, b, c) (non-affine geometry).
     KOKKOS_FORCEINLINE_FUNCTION double inverse_jacobian(int e, const double* G, const Tables& tb,
                                                         int a, int b, int c) const {
-      if (geometry == PencilGeometry::trilinear) {
+      if (geo() == PencilGeometry::trilinear) {
         double Jr[3], Js[3], Jt[3];
         columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
         return 1.0 / triple(Js, Jt, Jr);
@@ -530,7 +541,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     template <int D>
     KOKKOS_FORCEINLINE_FUNCTION void inverse_jacobians(int e, const double* G, const Tables& tb,
                                                        int i, int j, double inv[Q]) const {
-      if (geometry == PencilGeometry::trilinear_pencil) {
+      if (geo() == PencilGeometry::trilinear_pencil) {
         // |J| is quadratic in the pencil's coordinate x: its values at x = -1, 0, 1.
         double d[3];
         DG_UNROLL
@@ -596,7 +607,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION const double* diffusion_face(int e, const double* G,
                                                              const Tables& tb, int f, int al,
                                                              int be, double g[6]) const {
-      if (diffusion_map && geometry == PencilGeometry::trilinear) {
+      if (diffusion_map && geo() == PencilGeometry::trilinear) {
         double r[3], A[9];
         hex::face_point(f, tb.x[al], tb.x[be], r);
         const double det = adjugate_rows(G, r[0], r[1], r[2], A);
@@ -616,8 +627,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// (a . n) dS at point (al, be) of face f (outward normal).
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
-      if (geometry == PencilGeometry::record) return G[4 + f];
-      if (geometry == PencilGeometry::stored) return qface(e, f, al + Q * be, 0);
+      if (geo() == PencilGeometry::record) return G[4 + f];
+      if (geo() == PencilGeometry::stored) return qface(e, f, al + Q * be, 0);
       return mapped_normal_velocity(G, f, tb.x[al], tb.x[be]);
     }
     /// (a . n) dS at the face coordinates (x, y) of face f from the trilinear map.
@@ -626,7 +637,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       double r[3], Jr[3], Js[3], Jt[3], v[3] = {vel[0], vel[1], vel[2]};
       hex::face_point(f, x, y, r);
       columns(G, r[0], r[1], r[2], Jr, Js, Jt);
-      if (rotation) { // the velocity at the point's position x(r)
+      if (rot()) { // the velocity at the point's position x(r)
         double xp[3];
         map_point(G, r[0], r[1], r[2], xp);
         adv.velocity(xp, v);
@@ -662,12 +673,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       // row's direction does not depend on it, the other tangent column is linear in it), with
       // the rotation quadratic (a linear along the row as well).
       double an0 = 0.0, an1 = 0.0, an2 = 0.0;
-      if (geometry == PencilGeometry::trilinear_pencil) {
+      if (geo() == PencilGeometry::trilinear_pencil) {
         const double lo = mapped_normal_velocity(S + OG, f, -1.0, tb.x[be]),
                      hi = mapped_normal_velocity(S + OG, f, 1.0, tb.x[be]);
         an0 = 0.5 * (hi + lo);
         an1 = 0.5 * (hi - lo);
-        if (rotation) {
+        if (rot()) {
           const double mid = mapped_normal_velocity(S + OG, f, 0.0, tb.x[be]);
           an2 = an0 - mid;
           an0 = mid;
@@ -677,7 +688,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       for (int al = 0; al < Q; ++al) {
         const double uin = ui[al];
         double uout = sides == 3 ? uo[al] : uin;
-        const double an = geometry == PencilGeometry::trilinear_pencil
+        const double an = geo() == PencilGeometry::trilinear_pencil
                               ? an0 + tb.x[al] * (an1 + tb.x[al] * an2)
                               : normal_velocity(e, S + OG, tb, f, al, be);
         if (type != face_local && type != face_ghost) {
@@ -737,8 +748,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
 #endif
       // The traces with diffusion take J^-1 n at the face points: the map's coefficients too.
-      if (traces_only && !(DIFF && diffusion_map && geometry == PencilGeometry::trilinear)) return;
-      if (geometry == PencilGeometry::trilinear || geometry == PencilGeometry::trilinear_pencil) {
+      if (traces_only && !(DIFF && diffusion_map && geo() == PencilGeometry::trilinear)) return;
+      if (geo() == PencilGeometry::trilinear || geo() == PencilGeometry::trilinear_pencil) {
         // Coefficient g of component i: (1/8) sum_v X_v(i) times the monomial g at the
         // vertex's signs (1, r, s, t, rs, rt, st, rst); one thread per component, its eight
         // vertex values read once.
@@ -761,7 +772,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           for (int g = 0; g < 8; ++g)
             base[k * ED + OG + 3 * g + i] = 0.125 * c[g];
         });
-      } else if (geometry == PencilGeometry::record || affine) {
+      } else if (geo() == PencilGeometry::record || aff()) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](int k) {
           const int e = elem(e0 + k);
           double* G = base + k * ED + OG;
@@ -769,7 +780,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             G[d] = vgeo(e, 0, 3 * d) * vel[0] + vgeo(e, 0, 3 * d + 1) * vel[1] +
                    vgeo(e, 0, 3 * d + 2) * vel[2];
           G[3] = 1.0 / vgeo(e, 0, 9);
-          if (geometry == PencilGeometry::record)
+          if (geo() == PencilGeometry::record)
             for (int f = 0; f < 6; ++f)
               G[4 + f] = (vel[0] * fgeo(e, f, 0, 0) + vel[1] * fgeo(e, f, 0, 1) +
                           vel[2] * fgeo(e, f, 0, 2)) *
@@ -895,7 +906,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       double s, sr, ss, st;
       point_values(tb, a, v, w1, w2, s, sr, ss, st);
       double g[10];
-      if (diffusion_map && geometry == PencilGeometry::trilinear) {
+      if (diffusion_map && geo() == PencilGeometry::trilinear) {
         double A[9];
         const double sd = nu / adjugate_rows(G, tb.x[a], tb.x[b], tb.x[c], A);
         for (int d = 0; d < 3; ++d)
@@ -1136,7 +1147,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             S[OH + ij + P2 * l] = r[l];
           return;
         }
-        update(S, elem(e0 + k), ij, P2, r, affine ? S[OG + 3] : 1.0);
+        update(S, elem(e0 + k), ij, P2, r, aff() ? S[OG + 3] : 1.0);
       });
     }
 
@@ -1291,7 +1302,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       team.team_barrier();
 
       // 5. z-inner products and the lifted face terms; affine: 1/|J| and the update.
-      if (affine) {
+      if (aff()) {
         last_pass<true, true>(team, tb, ts, base, e0, nl);
       } else {
         last_pass<true, false>(team, tb, ts, base, e0, nl);
@@ -1516,16 +1527,28 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     launch_as<true>(a, traces_only, out);
   }
 
+  /// The kernel: the collocated passes (Q = P, non-affine) or the modal form; for advection
+  /// with the map along each pencil and a constant velocity its own kernel (Stage's MAP).
   template <bool DIFF>
   static void launch_as(const StageArgs& a, bool traces_only, const View4& out) {
+    const bool coll = !a.block->affine && a.variant.qpencil_collocated;
+    const bool map = !DIFF && !a.block->affine && a.qgeometry == PencilGeometry::trilinear_pencil &&
+                     a.pde.advection.kind == physics::Advection::constant;
     if constexpr (Q == P) {
-      if (!a.block->affine && a.variant.qpencil_collocated)
-        return launch_stage<DIFF, true>(a, traces_only, out);
+      if (coll) {
+        if constexpr (!DIFF) {
+          if (map) return launch_stage<DIFF, true, true>(a, traces_only, out);
+        }
+        return launch_stage<DIFF, true, false>(a, traces_only, out);
+      }
     }
-    launch_stage<DIFF, false>(a, traces_only, out);
+    if constexpr (!DIFF) {
+      if (map) return launch_stage<DIFF, false, true>(a, traces_only, out);
+    }
+    launch_stage<DIFF, false, false>(a, traces_only, out);
   }
 
-  template <bool DIFF, bool COLL>
+  template <bool DIFF, bool COLL, bool MAP>
   static void launch_stage(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
@@ -1535,7 +1558,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                   (diffusion_map && a.qgeometry == PencilGeometry::trilinear),
               "quadrature pencil path: diffusion takes the stored geometry (or, on CPUs, the "
               "trilinear one)");
-    Stage<DIFF, COLL> k;
+    Stage<DIFF, COLL, MAP> k;
     k.u = b.u;
     k.reg = b.reg;
     k.verts = b.verts;
@@ -1610,8 +1633,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
   static constexpr int min_blocks_diffusion = Q == P + 1 && (P - 1 == 4 || P - 1 == 7) ? 4 : 0;
 
-  template <int MINB, bool DIFF, bool COLL>
-  static void run(Stage<DIFF, COLL>& k, int n, int ne, const StageArgs& a, bool traces_only) {
+  template <int MINB, bool DIFF, bool COLL, bool MAP>
+  static void run(Stage<DIFF, COLL, MAP>& k, int n, int ne, const StageArgs& a, bool traces_only) {
     const KernelVariant& v = a.variant;
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
@@ -1620,8 +1643,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
 #endif
-    const Pol pol = policy<Q, Stage<DIFF, COLL>, Pol>(a.space, (n + ne - 1) / ne, bytes, k, threads,
-                                                      level0_max_bytes);
+    const Pol pol = policy<Q, Stage<DIFF, COLL, MAP>, Pol>(a.space, (n + ne - 1) / ne, bytes, k,
+                                                           threads, level0_max_bytes);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     DG_VERIFY(!level0<DIFF> || k.level == 0,
               "quadrature pencil kernel (p = " << P - 1 << "): " << bytes
