@@ -83,6 +83,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_trilinear_rotation = true;
   else if (var == "qpencil-modal-rhs")
     v.qpencil_collocated = false;
+  else if (var == "qpencil-map-shared")
+    v.qpencil_map_kernel = false;
   else if (var == "qpencil-both-sides")
     v.qpencil_upwind_sides = false;
   else if (var == "modal-entry")
@@ -99,12 +101,13 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.modal_diffusion = true;
     v.modal_diffusion_max_order = fixed::max_order;
   } else if (var != "fused" && var != "separate")
-    throw InputError("dgbench stage: --variants " + var +
-                     ": valid are fused, blocked, entry, recompute, separate, runtime, "
-                     "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
-                     "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
-                     "qpencil-both-sides, modal, modal-entry, modal-linear-unmixed, "
-                     "modal-linear-scratch, modal-linear-registers, boundary-per-stage");
+    throw InputError(
+        "dgbench stage: --variants " + var +
+        ": valid are fused, blocked, entry, recompute, separate, runtime, "
+        "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
+        "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
+        "qpencil-map-shared, qpencil-both-sides, modal, modal-entry, modal-linear-unmixed, "
+        "modal-linear-scratch, modal-linear-registers, boundary-per-stage");
 }
 
 int stage(Options& o) {
@@ -140,7 +143,9 @@ int stage(Options& o) {
       "rotation: the map along each "
       "pencil instead of the tables), "
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
-      "weight-adjusted inverse mass instead of the collocated passes), qpencil-both-sides "
+      "weight-adjusted inverse mass instead of the collocated passes), qpencil-map-shared "
+      "(the map along each pencil with a constant velocity in the kernel of every geometry, "
+      "not its own), qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
       "those the upwind flux takes), modal-linear-unmixed (a velocity affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "

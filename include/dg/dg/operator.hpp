@@ -161,6 +161,10 @@ struct KernelVariant {
 #else
   bool qpencil_trilinear_pencil = false;
 #endif
+  /// ... with a constant velocity in a kernel of its own, the geometry known at compile time
+  /// (QuadraturePencilPath::Stage's MAP: fewer registers and spills); false: in the kernel of
+  /// every geometry, chosen at run time (dgbench --variants qpencil-map-shared).
+  bool qpencil_map_kernel = true;
   /// ... the same geometry for the rotation on non-affine trilinear elements: a(x) is linear in
   /// x, so along each pencil it is linear in the pencil's coordinate, adj(J) a a cubic (C_0) and
   /// two quadratics, (a . n) dS quadratic along each face row. On GPUs by default (H100, one

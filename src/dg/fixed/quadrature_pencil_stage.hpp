@@ -1532,7 +1532,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   template <bool DIFF>
   static void launch_as(const StageArgs& a, bool traces_only, const View4& out) {
     const bool coll = !a.block->affine && a.variant.qpencil_collocated;
-    const bool map = !DIFF && !a.block->affine && a.qgeometry == PencilGeometry::trilinear_pencil &&
+    const bool map = !DIFF && a.variant.qpencil_map_kernel && !a.block->affine &&
+                     a.qgeometry == PencilGeometry::trilinear_pencil &&
                      a.pde.advection.kind == physics::Advection::constant;
     if constexpr (Q == P) {
       if (coll) {
