@@ -1527,26 +1527,27 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     launch_as<true>(a, traces_only, out);
   }
 
-  /// The kernel: the collocated passes (Q = P, non-affine) or the modal form; for advection
-  /// with the map along each pencil and a constant velocity its own kernel (Stage's MAP).
+  /// The kernel: the collocated passes (Q = P, non-affine) or the modal form.
   template <bool DIFF>
   static void launch_as(const StageArgs& a, bool traces_only, const View4& out) {
-    const bool coll = !a.block->affine && a.variant.qpencil_collocated;
-    const bool map = !DIFF && a.variant.qpencil_map_kernel && !a.block->affine &&
-                     a.qgeometry == PencilGeometry::trilinear_pencil &&
-                     a.pde.advection.kind == physics::Advection::constant;
     if constexpr (Q == P) {
-      if (coll) {
-        if constexpr (!DIFF) {
-          if (map) return launch_stage<DIFF, true, true>(a, traces_only, out);
-        }
-        return launch_stage<DIFF, true, false>(a, traces_only, out);
-      }
+      if (!a.block->affine && a.variant.qpencil_collocated)
+        return launch_geometry<DIFF, true>(a, traces_only, out);
     }
+    launch_geometry<DIFF, false>(a, traces_only, out);
+  }
+
+  /// ... for advection with the map along each pencil and a constant velocity on non-affine
+  /// elements its own kernel (Stage's MAP), else the kernel of every geometry.
+  template <bool DIFF, bool COLL>
+  static void launch_geometry(const StageArgs& a, bool traces_only, const View4& out) {
     if constexpr (!DIFF) {
-      if (map) return launch_stage<DIFF, false, true>(a, traces_only, out);
+      if (a.variant.qpencil_map_kernel && !a.block->affine &&
+          a.qgeometry == PencilGeometry::trilinear_pencil &&
+          a.pde.advection.kind == physics::Advection::constant)
+        return launch_stage<DIFF, COLL, true>(a, traces_only, out);
     }
-    launch_stage<DIFF, false, false>(a, traces_only, out);
+    launch_stage<DIFF, COLL, false>(a, traces_only, out);
   }
 
   template <bool DIFF, bool COLL, bool MAP>
