@@ -562,6 +562,16 @@ TEST_CASE("quadrature pencil path equals the run-time-sized quadrature path", "[
         s.op().set_variant(pencil3);
         CHECK(s.op().quadrature_pencil_geometry() == c.geometry);
         check_right_hand_sides(s, pencil, pencil3, ref);
+        // q = p + 1, non-affine: the collocated passes chosen at run time in the modal form's
+        // kernel (the modal right-hand side first in pencil3 above).
+        if (s.block().Q == p + 1 && !s.block().affine) {
+          KernelVariant shared = pencil, shared3 = pencil3, own = pencil;
+          shared.qpencil_collocated_kernel = shared3.qpencil_collocated_kernel = 0;
+          shared3.qpencil_collocated = true;
+          own.qpencil_collocated_kernel = 1;
+          check_right_hand_sides(s, shared, shared3, ref);
+          CHECK(rel_diff(rhs_with(s, own), ref) < 1e-12);
+        }
         // Trilinear elements: adj(J) a and |J| along each pencil, (a . n) dS along each face row
         // from the map (no tables; the GPU default), with a constant velocity or the rotation.
         // With a constant velocity the map has a kernel of its own (qpencil_map_kernel); the
@@ -731,6 +741,13 @@ TEST_CASE("quadrature pencil path with diffusion equals the run-time-sized quadr
           KernelVariant modal_rhs = pencil, modal_rhs3 = pencil3;
           modal_rhs.qpencil_collocated = modal_rhs3.qpencil_collocated = false;
           check_right_hand_sides(s, modal_rhs, modal_rhs3, ref);
+          // The collocated passes in the modal form's kernel, chosen at run time, and in their
+          // own.
+          KernelVariant shared = pencil, shared3 = pencil3, own = pencil;
+          shared.qpencil_collocated_kernel = shared3.qpencil_collocated_kernel = 0;
+          own.qpencil_collocated_kernel = 1;
+          check_right_hand_sides(s, shared, shared3, ref);
+          CHECK(rel_diff(rhs_with(s, own), ref) < 1e-12);
           s.op().set_variant(pencil);
         }
         // The map at each point, where it applies (the first two cases; CPU builds).

@@ -83,6 +83,10 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_trilinear_rotation = true;
   else if (var == "qpencil-modal-rhs")
     v.qpencil_collocated = false;
+  else if (var == "qpencil-coll-own")
+    v.qpencil_collocated_kernel = 1;
+  else if (var == "qpencil-coll-shared")
+    v.qpencil_collocated_kernel = 0;
   else if (var == "qpencil-map-shared")
     v.qpencil_map_kernel = false;
   else if (var == "qpencil-both-sides")
@@ -106,7 +110,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
         ": valid are fused, blocked, entry, recompute, separate, runtime, "
         "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
         "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
-        "qpencil-map-shared, qpencil-both-sides, modal, modal-entry, modal-linear-unmixed, "
+        "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, modal, "
+        "modal-entry, modal-linear-unmixed, "
         "modal-linear-scratch, modal-linear-registers, boundary-per-stage");
 }
 
@@ -145,7 +150,9 @@ int stage(Options& o) {
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
       "weight-adjusted inverse mass instead of the collocated passes), qpencil-map-shared "
       "(the map along each pencil with a constant velocity in the kernel of every geometry, "
-      "not its own), qpencil-both-sides "
+      "not its own), qpencil-coll-own / qpencil-coll-shared (the collocated passes in a kernel "
+      "of their own / in the kernel of the modal right-hand side; default by physics), "
+      "qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
       "those the upwind flux takes), modal-linear-unmixed (a velocity affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "

@@ -7,6 +7,7 @@
 #include "dg/dg/element_map.hpp"
 #include "dg/dg/face_flux.hpp"
 #include "dg/mesh/hex.hpp"
+#include "fixed/device.hpp"
 #include "fixed/modal_records.hpp"
 
 #define DG_FIXED_DECLARE(p)                                                                        \
@@ -20,6 +21,15 @@ namespace dg::fixed {
 #define DG_FIXED_ORDER(p) DG_FIXED_DECLARE(p)
 #include "fixed_order/orders.inc"
 #undef DG_FIXED_ORDER
+
+// Measured on the H100 (dgbench stage --mesh warped --q-offset 1 --variants
+// qpencil-coll-own,qpencil-coll-shared; docs/performance.md): advection with the map along each
+// pencil equal at p = 3..6 (1.26x at p = 7 with its bounds), the rotation 1.02 to 1.04x in their
+// own kernel; diffusion 1.01 to 1.35x in the modal form's (ptxas gives the own kernel fewer
+// registers, 98 instead of 134 at p = 5 without bounds, and it runs slower).
+bool collocated_own_kernel(bool diffusion) {
+  return !diffusion;
+}
 
 namespace {
 struct Entry {

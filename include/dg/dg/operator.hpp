@@ -165,6 +165,11 @@ struct KernelVariant {
   /// (QuadraturePencilPath::Stage's MAP: fewer registers and spills); false: in the kernel of
   /// every geometry, chosen at run time (dgbench --variants qpencil-map-shared).
   bool qpencil_map_kernel = true;
+  /// The collocated passes (q = p + 1, non-affine elements) in a kernel of their own
+  /// (QuadraturePencilPath::Stage's COLL: 1) or chosen at run time in the kernel that holds the
+  /// modal right-hand side as well (0; dgbench --variants qpencil-coll-own, qpencil-coll-shared);
+  /// -1: fixed::collocated_own_kernel, by physics.
+  int qpencil_collocated_kernel = -1;
   /// ... the same geometry for the rotation on non-affine trilinear elements: a(x) is linear in
   /// x, so along each pencil it is linear in the pencil's coordinate, adj(J) a a cubic (C_0) and
   /// two quadratics, (a . n) dS quadratic along each face row. On GPUs by default (H100, one

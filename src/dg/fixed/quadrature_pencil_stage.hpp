@@ -430,6 +430,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
     bool affine = false, traces_only = false;
+    /// Q = P without COLL: the collocated passes chosen at run time, in the kernel that holds
+    /// the modal right-hand side as well (KernelVariant::qpencil_collocated_kernel = false).
+    bool collocated = false;
     /// The geometry, the rotation and affine as the kernel takes them: with MAP (non-affine
     /// elements, the map along each pencil, a constant velocity) known at compile time, so that
     /// the other geometries' code leaves the kernel.
@@ -955,9 +958,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// a-derivative term), FR3 (B against the b-derivative term), FR1 (B against the normal
     /// derivative term), each (a, be) of face f at f P Q (+ 6 P Q, + 12 P Q). Accumulated point
     /// by point (fewer live registers than the Q fluxes first). No barrier.
-    /// COLL (collocated passes, Q = P): the same at the points, w times the backward transform
+    /// C (the collocated passes, Q = P): the same at the points, w times the backward transform
     /// of those inner products: FR0 the flux plus DW along a of the a-derivative term, FR3 the
     /// b-derivative term (DW along b follows in pass 4), FR1 the normal derivative term.
+    template <bool C>
     KOKKOS_INLINE_FUNCTION void face_fluxes(const TeamMember& team, const Tables& tb, double* base,
                                             int e0, int nl) const {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
@@ -972,7 +976,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const double tau_f = eta * tau(e, f);
         const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
         const bool boundary = is_boundary_face(type);
-        // COLL: the a-derivative terms of the row until DW takes them, in registers where the
+        // C: the a-derivative terms of the row until DW takes them, in registers where the
         // point loop is unrolled, else in A (free in pass 3; 6 Q^2 <= 2 Q^3 doubles). The
         // addresses are formed where they are used (fewer live registers in the loop).
         double c2[Q];
@@ -990,7 +994,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double out[4] = {0.0, 0.0, 0.0, 0.0};
           face_flux(type, g[0], g[5], geo, tb.w[al] * tb.w[be], tau_f * g[5], d, ta, tbd, uin, gin,
                     uout, gout, boundary ? bdata(nb, pt) : 0.0, out);
-          if constexpr (COLL) {
+          if constexpr (C) {
             double* FR = S + OF + f * PP * Q + PP * be;
             FR[al] = out[0];
             FR[6 * PP * Q + al] = out[3];
@@ -1009,7 +1013,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           }
         });
         double* FR = S + OF + f * PP * Q + PP * be;
-        if constexpr (COLL) {
+        if constexpr (C) {
           double x[Q];
           DG_UNROLL
           for (int al = 0; al < Q; ++al)
@@ -1027,12 +1031,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
 
     /// Pass 3 on the faces: the fluxes at each face point of every face row, into F (FR(a, be)
-    /// of face f at f P Q); advection the upwind flux, against B along a (COLL: at the points);
-    /// diffusion face_fluxes. No barrier.
+    /// of face f at f P Q); advection the upwind flux, against B along a (C, the collocated
+    /// passes: at the points); diffusion face_fluxes. No barrier.
+    template <bool C>
     KOKKOS_INLINE_FUNCTION void face_pass(const TeamMember& team, const Tables& tb, double* base,
                                           int e0, int nl) const {
       if constexpr (DIFF) {
-        face_fluxes(team, tb, base, e0, nl);
+        face_fluxes<C>(team, tb, base, e0, nl);
       } else {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
           const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
@@ -1040,7 +1045,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double phi[Q];
           upwind_fluxes(tb, S, e, f, be, phi);
           double* FR = S + OF + f * PP * Q + PP * be;
-          if constexpr (COLL) {
+          if constexpr (C) {
             DG_UNROLL
             for (int al = 0; al < Q; ++al)
               FR[al] = phi[al];
@@ -1208,10 +1213,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
       faces_along_b(team, tb, base, nl);
       team.team_barrier();
-      if constexpr (COLL)
+      if constexpr (COLL) {
         collocated_passes(team, tb, base, e0, nl);
-      else
+      } else {
+        if constexpr (Q == P) {
+          if (collocated) return collocated_passes(team, tb, base, e0, nl);
+        }
         modal_passes(team, tb, ts, base, e0, nl);
+      }
     }
 
     /// Passes 3 to 5 (and on non-affine elements 6 to 10, the weight-adjusted inverse mass),
@@ -1270,7 +1279,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           sym_modes<0, Q, P>(tb.B, C2, [&](int i, double h) { H[PP * Q2 + i] = h; });
         }
       });
-      face_pass(team, tb, base, e0, nl);
+      face_pass<false>(team, tb, base, e0, nl);
       team.team_barrier();
 
       // 4. y-inner products Ka = B H_0 + D H_1, Kb = B H_2 (into A); face inner products
@@ -1377,7 +1386,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           dw_points(ct, C0, [&](int a, double s) { N[a] = s; });
         }
       });
-      face_pass(team, tb, base, e0, nl);
+      face_pass<true>(team, tb, base, e0, nl);
       team.team_barrier();
       // 4. N(a, b, c) += sum_b' DW(b, b') F_1(a, b', c), one y-pencil per thread.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
@@ -1527,31 +1536,38 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     launch_as<true>(a, traces_only, out);
   }
 
-  /// The kernel: the collocated passes (Q = P, non-affine) or the modal form.
+  /// The kernel: the collocated passes (Q = P, non-affine; in a kernel of their own, or chosen
+  /// at run time in the modal form's kernel) or the modal form.
   template <bool DIFF>
   static void launch_as(const StageArgs& a, bool traces_only, const View4& out) {
     if constexpr (Q == P) {
-      if (!a.block->affine && a.variant.qpencil_collocated)
-        return launch_geometry<DIFF, true>(a, traces_only, out);
+      if (!a.block->affine && a.variant.qpencil_collocated) {
+        const int own = a.variant.qpencil_collocated_kernel;
+        if (own > 0 || (own < 0 && collocated_own_kernel(DIFF)))
+          return launch_geometry<DIFF, true>(a, traces_only, out, false);
+        return launch_geometry<DIFF, false>(a, traces_only, out, true);
+      }
     }
-    launch_geometry<DIFF, false>(a, traces_only, out);
+    launch_geometry<DIFF, false>(a, traces_only, out, false);
   }
 
   /// ... for advection with the map along each pencil and a constant velocity on non-affine
   /// elements its own kernel (Stage's MAP), else the kernel of every geometry.
   template <bool DIFF, bool COLL>
-  static void launch_geometry(const StageArgs& a, bool traces_only, const View4& out) {
+  static void launch_geometry(const StageArgs& a, bool traces_only, const View4& out,
+                              bool collocated) {
     if constexpr (!DIFF) {
       if (a.variant.qpencil_map_kernel && !a.block->affine &&
           a.qgeometry == PencilGeometry::trilinear_pencil &&
           a.pde.advection.kind == physics::Advection::constant)
-        return launch_stage<DIFF, COLL, true>(a, traces_only, out);
+        return launch_stage<DIFF, COLL, true>(a, traces_only, out, collocated);
     }
-    launch_stage<DIFF, COLL, false>(a, traces_only, out);
+    launch_stage<DIFF, COLL, false>(a, traces_only, out, collocated);
   }
 
   template <bool DIFF, bool COLL, bool MAP>
-  static void launch_stage(const StageArgs& a, bool traces_only, const View4& out) {
+  static void launch_stage(const StageArgs& a, bool traces_only, const View4& out,
+                           bool collocated) {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
@@ -1596,6 +1612,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.geometry = a.qgeometry;
     k.affine = b.affine;
     k.traces_only = traces_only;
+    k.collocated = collocated;
     k.ne = ne;
     k.first = a.elems_first;
     if constexpr (constant_tables || Q == P) k.ct = const_tables();
@@ -1604,9 +1621,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const int m =
           a.variant.qpencil_min_blocks >= 0
               ? a.variant.qpencil_min_blocks
-              : (DIFF ? min_blocks_diffusion
-                      : (a.qgeometry == PencilGeometry::trilinear_pencil ? min_blocks_pencil
-                                                                         : min_blocks_default));
+              : (DIFF  ? min_blocks_diffusion
+                 : MAP ? min_blocks_map
+                       : (a.qgeometry == PencilGeometry::trilinear_pencil ? min_blocks_pencil
+                                                                          : min_blocks_default));
       DG_VERIFY(m == 0 || m == 4 || m == 5 || m == 6 || m == 8,
                 "qpencil_min_blocks " << m << ": valid are 0, 4, 5, 6, 8");
       if (m == 4) return run<4>(k, n, ne, a, traces_only);
@@ -1630,6 +1648,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// q = p + 1 (1.08x over 5), 5 at p = 5 (1.02x at q = p + 1, 1.04x at q = p + 2 with two
   /// elements per team), else the default.
   static constexpr int min_blocks_pencil = P == 4 && Q == 4 ? 4 : (P == 6 ? 5 : min_blocks_default);
+  /// The map's own kernel (Stage's MAP, the same sweep): as min_blocks_pencil but 5 at p = 6,
+  /// q = p + 2 (1.04x over 4) and none at p = 7, q = p + 1 (1.02x over 4).
+  static constexpr int min_blocks_map =
+      P == 7 && Q == 8 ? 5 : (P == 8 && Q == 8 ? 0 : min_blocks_pencil);
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
