@@ -1514,7 +1514,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1; with
     // trilinear_pencil (--qpencil-elems 1,2 --qpencil-bounds 0,4,5) 2 at p = 5, q = p + 2 as well
-    // (1.04x with min_blocks_pencil). Diffusion at q = p + 1 (--physics advdiff --q-offset 1
+    // (1.04x with min_blocks_map). Diffusion at q = p + 1 (--physics advdiff --q-offset 1
     // --qpencil-elems 1,2 --qpencil-bounds 0): 1 at p = 3, 4 (1.21x, 1.03x over 2), 2 at p = 5
     // (1.03x over 1), equal at p = 6, 7.
     const bool two =
@@ -1644,14 +1644,20 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// 4 (1.1 to 1.6x over none; p = 8 not measured).
   static constexpr int bounds_max_order = 8;
   static constexpr int min_blocks_default = P <= 5 ? 5 : 4;
-  /// With the trilinear_pencil geometry (the same sweep with --qpencil-elems 1,2): 4 at p = 3,
-  /// q = p + 1 (1.08x over 5), 5 at p = 5 (1.02x at q = p + 1, 1.04x at q = p + 2 with two
-  /// elements per team), else the default.
-  static constexpr int min_blocks_pencil = P == 4 && Q == 4 ? 4 : (P == 6 ? 5 : min_blocks_default);
-  /// The map's own kernel (Stage's MAP, the same sweep): as min_blocks_pencil but 5 at p = 6,
-  /// q = p + 2 (1.04x over 4) and none at p = 7, q = p + 1 (1.02x over 4).
+  /// The map along each pencil in its own kernel (Stage's MAP; the same sweep with
+  /// --qpencil-elems 1,2): 4 at p = 3, q = p + 1 (1.08x over 5), 5 at p = 5 (1.02x at q = p + 1,
+  /// 1.04x at q = p + 2 with two elements per team) and at p = 6, q = p + 2 (1.04x over 4), none
+  /// at p = 7, q = p + 1 (1.02x over 4), else the default.
   static constexpr int min_blocks_map =
-      P == 7 && Q == 8 ? 5 : (P == 8 && Q == 8 ? 0 : min_blocks_pencil);
+      P == 4 && Q == 4
+          ? 4
+          : (P == 6 || (P == 7 && Q == 8) ? 5 : (P == 8 && Q == 8 ? 0 : min_blocks_default));
+  /// The rest of the trilinear_pencil geometry, the rotation (dgbench stage --physics
+  /// advection-rotation --q-offset 1 --qpencil-elems 1,2 --qpencil-bounds 0,4,5): at q = p + 1
+  /// 4 up to p = 6 (p = 4: 1.10x over 5) and none at p = 7 (1.02x over 4); at q = p + 2 (not
+  /// swept for the rotation) 5 at p = 5, else the default.
+  static constexpr int min_blocks_pencil =
+      Q == P ? (P == 8 ? 0 : 4) : (P == 6 ? 5 : min_blocks_default);
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
