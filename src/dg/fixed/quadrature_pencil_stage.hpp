@@ -431,7 +431,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     PencilGeometry geometry = PencilGeometry::record;
     bool affine = false, traces_only = false;
     /// Q = P without COLL: the collocated passes chosen at run time, in the kernel that holds
-    /// the modal right-hand side as well (KernelVariant::qpencil_collocated_kernel = false).
+    /// the modal right-hand side as well (KernelVariant::qpencil_collocated_kernel = 0).
     bool collocated = false;
     /// The geometry, the rotation and affine as the kernel takes them: with MAP (non-affine
     /// elements, the map along each pencil, a constant velocity) known at compile time, so that
