@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Strong or weak scaling of dgsolve over rank counts: prints a markdown table (ranks, DOF, wall
-# time, DOF-stages/s, speedup, efficiency, halo bytes per stage, waiting fraction) from the
+# time, DOF-stages/s, speedup, efficiency, halo bytes per stage, waiting fractions) from the
 # NAME_summary.csv that each run writes. The job is inputs/advect.yaml with a fixed step count.
 #
 #   scripts/scaling.sh                         # strong: 1 and 2 ranks, MPICH's mpiexec, build/
@@ -46,8 +46,8 @@ else
 fi
 echo "launcher: $mpiexec ${DG_MPIEXEC_ARGS:-}; extra dgsolve arguments: ${DG_ARGS:-none}; median of $repeat"
 echo
-echo "| ranks | DOF | wall (s) | DOF-stages/s | speedup | efficiency | halo bytes/stage | halo wait (max over ranks) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| ranks | DOF | wall (s) | DOF-stages/s | speedup | efficiency | halo bytes/stage | halo wait (max over ranks) | packed-trace wait (max) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 base=""
 for n in $ranks; do
   job=$mesh
@@ -61,13 +61,14 @@ for n in $ranks; do
     rows+=("$(tail -n 1 "$dir/scaling_summary.csv")")
   done
   # summary columns: ranks,elements,order,dofs,steps,wall_s,dof_stages_per_s,
-  #                  halo_bytes_per_stage,halo_wait_fraction_max,halo_wait_fraction_mean
+  #                  halo_bytes_per_stage,halo_wait_fraction_max,halo_wait_fraction_mean,
+  #                  halo_staging_fraction_max
   row=$(printf '%s\n' "${rows[@]}" | sort -t, -k6,6g | sed -n "$(((repeat + 1) / 2))p")
   [ -z "$base" ] && base=$row # speedup and efficiency relative to the first rank count
   awk -F, -v base="$base" '{
     split(base, b, ",")
     speedup = $7 / b[7]
-    printf "| %d | %.2e | %.2f | %.3e | %.2f | %.0f%% | %.0f | %.1f%% |\n", $1, $4, $6, $7, speedup,
-           100 * speedup * b[1] / $1, $8, 100 * $9
+    printf "| %d | %.2e | %.2f | %.3e | %.2f | %.0f%% | %.0f | %.1f%% | %.1f%% |\n", $1, $4, $6, $7,
+           speedup, 100 * speedup * b[1] / $1, $8, 100 * $9, 100 * $11
   }' <<<"$row"
 done

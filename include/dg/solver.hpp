@@ -40,6 +40,9 @@ struct HaloStatistics {
   double bytes_per_stage = 0.0;    // trace bytes sent per RK stage, summed over ranks
   double wait_fraction_max = 0.0;  // time waiting for messages / time stepping, max over ranks
   double wait_fraction_mean = 0.0; // the same, mean over ranks
+  /// Time waiting for the packed traces (and, host-staged, their copy to the host) before
+  /// sending / time stepping, max over ranks.
+  double staging_fraction_max = 0.0;
 };
 
 class Solver {

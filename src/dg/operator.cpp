@@ -698,6 +698,62 @@ void DGOperator::apply_overlapped(double t, const Epilogue& ep, GhostExchange& e
   Kokkos::fence();
 }
 
+std::vector<char> DGOperator::reads_neighbour_traces(const std::vector<int>& elems,
+                                                     const std::vector<int>& faces) const {
+  DG_VERIFY(elems.size() == faces.size(), "reads_neighbour_traces: " << elems.size()
+                                                                     << " elements for "
+                                                                     << faces.size() << " faces");
+  const int n = static_cast<int>(elems.size());
+  std::vector<char> reads(elems.size(), 1);
+  if (n == 0 || pde_.diffusion.nu > 0.0) return reads;
+  const ElementBlock& b = *block_;
+  IView1 de("dg::operator::reads_elems", n), df("dg::operator::reads_faces", n);
+  IView1 out("dg::operator::reads", n);
+  {
+    auto he = Kokkos::create_mirror_view(de);
+    auto hf = Kokkos::create_mirror_view(df);
+    for (int i = 0; i < n; ++i) {
+      he(i) = elems[i];
+      hf(i) = faces[i];
+    }
+    Kokkos::deep_copy(de, he);
+    Kokkos::deep_copy(df, hf);
+  }
+  const physics::AdvectionDiffusion pde = pde_;
+  const View3 aface = b.aface, verts = b.verts, nodes = b.nodes;
+  const View4 fgeo = b.fgeo;
+  const View1 x = points_;
+  const int nf = b.nface, Q = b.Q, gorder = b.gorder;
+  const bool affine = b.affine;
+  Kokkos::parallel_for(
+      "dg::operator::reads_neighbour_traces", Kokkos::RangePolicy<ExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int i) {
+        const int e = de(i), f0 = df(i);
+        double scale = 0.0, lowest = 0.0;
+        bool first = true;
+        for (int f = 0; f < 6; ++f)
+          for (int pt = 0; pt < nf; ++pt) {
+            const int gp = affine ? 0 : pt;
+            const double nrm[3] = {fgeo(e, f, gp, 0), fgeo(e, f, gp, 1), fgeo(e, f, gp, 2)};
+            const double an = normal_velocity(pde, aface, e, f, pt, nrm, [&](double xp[3]) {
+              double r[3];
+              hex::face_point(f, x(pt % Q), x(pt / Q), r);
+              element_map(verts, nodes, gorder, e, r, xp);
+            });
+            scale = math::fmax(scale, math::fabs(an));
+            if (f == f0) {
+              lowest = first ? an : math::fmin(lowest, an);
+              first = false;
+            }
+          }
+        out(i) = lowest > 1e-10 * scale ? 0 : 1;
+      });
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (int i = 0; i < n; ++i)
+    reads[i] = static_cast<char>(h(i));
+  return reads;
+}
+
 void DGOperator::finish_stage(const Epilogue&) {
   if (emitted_) {
     std::swap(block_->trace, trace_next_);

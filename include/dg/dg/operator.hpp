@@ -237,6 +237,14 @@ public:
   void apply_overlapped(double t, const Epilogue& ep, GhostExchange& ex);
   /// Both steps for every element of a block without ghosts (single rank).
   void apply_all(double t, const Epilogue& ep);
+  /// For each face (elems[i], faces[i]): whether a stage may read the neighbour's trace there.
+  /// With diffusion every face; with advection alone only where the upwind flux may take the
+  /// neighbour's side: false where a . n > 1e-10 s at every face point (s: the largest |a . n|
+  /// on the element's faces), a margin far above the round-off by which the kernels' own
+  /// a . n (from records, tables or the map) differ. The halo sends only what the neighbour
+  /// reads (HaloExchange).
+  std::vector<char> reads_neighbour_traces(const std::vector<int>& elems,
+                                           const std::vector<int>& faces) const;
   /// After every element of a stage went through apply(): the traces emitted for the next
   /// stage (if any) become block.trace.
   void finish_stage(const Epilogue& ep);

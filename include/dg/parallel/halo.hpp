@@ -1,11 +1,14 @@
 // Halo exchange of face traces between ranks, once per RK stage (Cabana-style), driven by
 // DGOperator::apply_overlapped: start() posts all receives and packs the rank-boundary traces
 // on the exchange's own execution space instance, while the interior elements' stage runs on
-// the default one; finish() sends, waits and unpacks. Device buffers go straight to MPI when
-// it is GPU-aware; otherwise they are staged through host mirrors, in page-locked memory on
-// CUDA (copies from a pageable buffer go through the driver's bounce buffer and cannot
-// overlap with a kernel). On CUDA the instance is a stream of the highest priority, so that
-// the rank-boundary elements' stage starts as soon as the interior stage frees an SM.
+// the default one; finish() sends, waits and unpacks. Only the faces whose trace the neighbour
+// reads travel (DGOperator::reads_neighbour_traces: with advection alone the faces where its
+// upwind flux may take this side; each rank tells its neighbours once, at construction). Device
+// buffers go straight to MPI when it is GPU-aware; otherwise they are staged through host mirrors,
+// in page-locked memory on CUDA (copies from a pageable buffer go through the driver's bounce
+// buffer and cannot overlap with a kernel). On CUDA the instance is a stream of the highest
+// priority, so that the rank-boundary elements' stage starts as soon as the interior stage frees an
+// SM.
 #pragma once
 
 #include "dg/dg/element_block.hpp"
@@ -33,8 +36,10 @@ class HaloExchange final : public GhostExchange {
 public:
   static constexpr int trace_tag = 7301; // MPI tag of trace messages
 
+  /// reads[s]: whether this rank's stages read ghost slot s (ghosts' order; empty: every slot).
+  /// Collective over comm.
   HaloExchange(MPI_Comm comm, ElementBlock& block, const std::vector<GhostFace>& ghosts,
-               bool gpu_aware);
+               bool gpu_aware, const std::vector<char>& reads = {});
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
   ~HaloExchange();
@@ -48,24 +53,29 @@ public:
 
   /// Bytes sent by this rank per exchange.
   long bytes_per_exchange() const;
-  /// Seconds spent waiting in finish() since construction.
+  /// Seconds spent waiting for messages in finish() since construction.
   double wait_seconds() const { return wait_seconds_; }
+  /// Seconds spent in finish() waiting for the packed traces (and their copy to the host).
+  double staging_seconds() const { return staging_seconds_; }
 
 private:
   MPI_Comm comm_;
   ElementBlock* block_;
   bool gpu_aware_;
-  ExecSpace space_;          // packing, staging copies, the rank-boundary elements' stage
-  std::vector<int> ranks_;   // neighbour ranks
-  std::vector<int> offsets_; // first ghost slot of each neighbour, plus the total
-  IView1 pack_elem_, pack_face_;
-  View3 send_;
+  ExecSpace space_;        // packing, staging copies, the rank-boundary elements' stage
+  std::vector<int> ranks_; // neighbour ranks
+  // Per neighbour the first face sent and the first received in the packed buffers, plus the
+  // totals; faces go in ghost slot order.
+  std::vector<int> send_offsets_, recv_offsets_;
+  IView1 pack_elem_, pack_face_; // the faces sent: this rank's element and face
+  IView1 unpack_slot_;           // the faces received: their ghost slots (empty: every slot)
+  View3 send_, recv_;            // recv_: the packed faces received (empty: block.ghost)
   using StagingView3 = decltype(Kokkos::create_mirror_view(StagingSpace(), View3()));
   StagingView3 send_host_, recv_host_;
   std::vector<MPI_Request> requests_;
   /// Doubles of one ghost face: its points times the trace components.
   int doubles_per_face() const { return block_->nface * static_cast<int>(block_->ghost.extent(2)); }
-  double wait_seconds_ = 0.0;
+  double wait_seconds_ = 0.0, staging_seconds_ = 0.0;
 };
 
 } // namespace dg::parallel

@@ -18,9 +18,9 @@
 //      the update), else 6-10 the weight-adjusted inverse (backward, w / |J|, inner);
 //   E  the modal face coefficients of the updated state into trace_out (traces_only: of u).
 // At q = p + 1 on non-affine elements (B square) passes 3 to 7 are the collocated ones
-// instead (collocated_passes, in a kernel of their own: Stage<DIFF, true>): the nodal
-// derivatives and face lifts at the points, 1/|J|, then the inner products; seven passes
-// instead of ten.
+// instead (collocated_passes; for advection in a kernel of their own, Stage<false, true>, with
+// diffusion a branch of Stage<true>: collocated_own_kernel): the nodal derivatives and face
+// lifts at the points, 1/|J|, then the inner products; seven passes instead of ten.
 // Advection-diffusion (Stage<true>, SIPG as in face_flux): the same passes carry the reference
 // gradient as well (1: B and D along z; 2: B, D along y; 3: the value and three derivatives at
 // each point, the flux w (C u - G grad_r u) with G = nu |J| J^-1 J^-T), the faces u and
@@ -1544,30 +1544,27 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       if (!a.block->affine && a.variant.qpencil_collocated) {
         const int own = a.variant.qpencil_collocated_kernel;
         if (own > 0 || (own < 0 && collocated_own_kernel(DIFF)))
-          return launch_geometry<DIFF, true>(a, traces_only, out, false);
-        return launch_geometry<DIFF, false>(a, traces_only, out, true);
+          return launch_geometry<DIFF, true>(a, traces_only, out);
       }
     }
-    launch_geometry<DIFF, false>(a, traces_only, out, false);
+    launch_geometry<DIFF, false>(a, traces_only, out);
   }
 
   /// ... for advection with the map along each pencil and a constant velocity on non-affine
   /// elements its own kernel (Stage's MAP), else the kernel of every geometry.
   template <bool DIFF, bool COLL>
-  static void launch_geometry(const StageArgs& a, bool traces_only, const View4& out,
-                              bool collocated) {
+  static void launch_geometry(const StageArgs& a, bool traces_only, const View4& out) {
     if constexpr (!DIFF) {
       if (a.variant.qpencil_map_kernel && !a.block->affine &&
           a.qgeometry == PencilGeometry::trilinear_pencil &&
           a.pde.advection.kind == physics::Advection::constant)
-        return launch_stage<DIFF, COLL, true>(a, traces_only, out, collocated);
+        return launch_stage<DIFF, COLL, true>(a, traces_only, out);
     }
-    launch_stage<DIFF, COLL, false>(a, traces_only, out, collocated);
+    launch_stage<DIFF, COLL, false>(a, traces_only, out);
   }
 
   template <bool DIFF, bool COLL, bool MAP>
-  static void launch_stage(const StageArgs& a, bool traces_only, const View4& out,
-                           bool collocated) {
+  static void launch_stage(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
@@ -1612,7 +1609,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.geometry = a.qgeometry;
     k.affine = b.affine;
     k.traces_only = traces_only;
-    k.collocated = collocated;
+    // The collocated passes as a branch of this kernel: Q = P on non-affine elements where
+    // launch_as did not choose their own kernel (COLL).
+    k.collocated = !COLL && Q == P && !b.affine && a.variant.qpencil_collocated;
     k.ne = ne;
     k.first = a.elems_first;
     if constexpr (constant_tables || Q == P) k.ct = const_tables();
