@@ -689,13 +689,21 @@ void DGOperator::apply_overlapped(double t, const Epilogue& ep, GhostExchange& e
     fixed_stages(a);
   };
   // The traces and whatever the stage reads are complete before the exchange's instance
-  // packs them and before the rank-boundary elements' stage runs there.
-  ExecSpace().fence();
+  // packs them and before the rank-boundary elements' stage runs there; the next stage (and
+  // anything on the default instance) runs after the rank-boundary elements' stage.
+  const bool device = ex.device_ordered();
+  if (device)
+    ex.follow(ExecSpace());
+  else
+    ExecSpace().fence();
   ex.start();
   stage(b.inner_elems, b.inner_first, ExecSpace());
   ex.finish();
   stage(b.halo_elems, b.halo_first, ex.space());
-  Kokkos::fence();
+  if (device)
+    ex.precede(ExecSpace());
+  else
+    Kokkos::fence();
 }
 
 std::vector<char> DGOperator::reads_neighbour_traces(const std::vector<int>& elems,

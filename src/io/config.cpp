@@ -473,6 +473,10 @@ const std::vector<Key>& schema() {
     k.push_back(bool_key(
         "parallel.gpu_aware_mpi", [](auto& c) -> auto& { return c.parallel.gpu_aware_mpi; },
         "hand device buffers to MPI directly (needs a GPU-aware MPI)"));
+    k.push_back(bool_key(
+        "parallel.stage_fence", [](auto& c) -> auto& { return c.parallel.stage_fence; },
+        "with a halo on GPUs, wait on the host for each stage's kernels; false: host-staged "
+        "stages are ordered on the device (CUDA events) and queue behind each other"));
     return k;
   }();
   return keys;

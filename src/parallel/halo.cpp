@@ -44,7 +44,7 @@ std::vector<GhostFace> ghost_faces(const Partition& part) {
 }
 
 HaloExchange::HaloExchange(MPI_Comm comm, ElementBlock& block, const std::vector<GhostFace>& ghosts,
-                           bool gpu_aware, const std::vector<char>& reads)
+                           bool gpu_aware, const std::vector<char>& reads, bool fence)
     : comm_(comm), block_(&block), gpu_aware_(gpu_aware), space_(exchange_space()) {
   const int G = static_cast<int>(ghosts.size());
   DG_VERIFY(reads.empty() || static_cast<int>(reads.size()) == G,
@@ -104,15 +104,69 @@ HaloExchange::HaloExchange(MPI_Comm comm, ElementBlock& block, const std::vector
     Kokkos::deep_copy(unpack_slot_, hu);
     recv_ = View3("dg::halo::recv", std::max(1, Gr), nf, nc);
   }
+#ifdef KOKKOS_ENABLE_CUDA
+  device_ordered_ = !fence && !gpu_aware_;
+  if (device_ordered_)
+    for (cudaEvent_t& ev : events_) {
+      const cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+      DG_VERIFY(err == cudaSuccess,
+                "halo exchange: cannot create a CUDA event: " << cudaGetErrorString(err));
+    }
+#else
+  (void)fence;
+#endif
   if (!gpu_aware_) {
     send_host_ = Kokkos::create_mirror_view(StagingSpace(), send_);
-    recv_host_ = Kokkos::create_mirror_view(StagingSpace(), Gr < G ? recv_ : block.ghost);
+    for (int k = 0; k < (device_ordered_ ? 2 : 1); ++k)
+      recv_host_[k] = Kokkos::create_mirror_view(StagingSpace(), Gr < G ? recv_ : block.ghost);
   }
 }
 
 HaloExchange::~HaloExchange() {
   if (!requests_.empty())
     MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+#ifdef KOKKOS_ENABLE_CUDA
+  if (device_ordered_) {
+    space_.fence();
+    for (cudaEvent_t ev : events_)
+      cudaEventDestroy(ev);
+  }
+#endif
+}
+
+namespace {
+/// Work enqueued on `waiter` from now on runs after the work enqueued on `waited` so far: with
+/// a CUDA event ev through it, else a host fence.
+void order(const ExecSpace& waiter, const ExecSpace& waited, [[maybe_unused]] void* ev) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (ev) {
+    const auto e = static_cast<cudaEvent_t>(ev);
+    cudaError_t err = cudaEventRecord(e, waited.cuda_stream());
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(waiter.cuda_stream(), e, 0);
+    DG_VERIFY(err == cudaSuccess,
+              "halo exchange: cannot order two CUDA streams: " << cudaGetErrorString(err));
+    return;
+  }
+#endif
+  (void)waiter;
+  waited.fence();
+}
+} // namespace
+
+void* HaloExchange::event(int k) const {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (device_ordered_) return events_[k];
+#endif
+  (void)k;
+  return nullptr;
+}
+
+void HaloExchange::follow(const ExecSpace& other) {
+  order(space_, other, event(0));
+}
+
+void HaloExchange::precede(const ExecSpace& other) {
+  order(other, space_, event(1));
 }
 
 long HaloExchange::bytes_per_exchange() const {
@@ -127,7 +181,7 @@ void HaloExchange::start() {
   requests_.assign(2 * n, MPI_REQUEST_NULL);
   const bool packed = recv_.extent(0) > 0;
   double* recv_base =
-      gpu_aware_ ? (packed ? recv_.data() : block_->ghost.data()) : recv_host_.data();
+      gpu_aware_ ? (packed ? recv_.data() : block_->ghost.data()) : recv_host_[parity_].data();
   for (int i = 0; i < n; ++i) {
     const int cnt = recv_offsets_[i + 1] - recv_offsets_[i];
     if (cnt > 0)
@@ -169,13 +223,15 @@ void HaloExchange::finish() {
   wait_seconds_ += MPI_Wtime() - t1;
   requests_.clear();
   const bool packed = recv_.extent(0) > 0;
+  const auto& recv_host = recv_host_[parity_];
+  if (device_ordered_) parity_ ^= 1;
   if (!packed) {
-    if (!gpu_aware_) Kokkos::deep_copy(space_, block_->ghost, recv_host_);
+    if (!gpu_aware_) Kokkos::deep_copy(space_, block_->ghost, recv_host);
     return;
   }
   const int Gr = recv_offsets_.back();
   if (Gr == 0) return;
-  if (!gpu_aware_) Kokkos::deep_copy(space_, recv_, recv_host_);
+  if (!gpu_aware_) Kokkos::deep_copy(space_, recv_, recv_host);
   const View3 recv = recv_, ghost = block_->ghost;
   const IView1 slot = unpack_slot_;
   const int nc = static_cast<int>(ghost.extent(2)), m = block_->nface * nc;

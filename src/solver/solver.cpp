@@ -156,9 +156,9 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
       elems.push_back(g.local_elem);
       faces.push_back(g.face);
     }
-    halo_ =
-        std::make_unique<parallel::HaloExchange>(comm_, block_, ghosts, cfg.parallel.gpu_aware_mpi,
-                                                 op_->reads_neighbour_traces(elems, faces));
+    halo_ = std::make_unique<parallel::HaloExchange>(
+        comm_, block_, ghosts, cfg.parallel.gpu_aware_mpi,
+        op_->reads_neighbour_traces(elems, faces), cfg.parallel.stage_fence);
   }
   rk_ = std::make_unique<TimeIntegrator>(cfg.time.integrator, block_);
 }
@@ -201,9 +201,10 @@ void Solver::step(double dt) {
     op_->project_boundary_data(View3(g.data(), 1, g.extent(0), g.extent(1)), {});
   }
   rk_->step([this, ahead](double t, const Epilogue& ep) { rhs(t, ep, ahead); }, time_, dt);
-  // The step time is the denominator of the halo wait fraction: with a halo (whose stages
-  // fence anyway) the step's kernels are waited for. Otherwise the next step's launches queue
-  // behind this step's, and the GPU does not drain once per step.
+  // The step time is the denominator of the halo wait fractions: with a halo the step's
+  // kernels are waited for (one drain of the GPU a step; its stages order themselves on the
+  // device unless parallel.stage_fence). Otherwise the next step's launches queue behind this
+  // step's, and the GPU does not drain once per step.
   if (halo_) {
     Kokkos::fence();
     step_seconds_ += MPI_Wtime() - t0;

@@ -218,6 +218,13 @@ public:
   virtual void finish() = 0;
   /// The instance the rank-boundary elements' stage runs on (after finish()).
   virtual ExecSpace space() const = 0;
+  /// Work enqueued on space() from now on runs after the work enqueued on `other` so far.
+  virtual void follow(const ExecSpace& other) = 0;
+  /// Work enqueued on `other` from now on runs after the work enqueued on space() so far.
+  virtual void precede(const ExecSpace& other) = 0;
+  /// Whether apply_overlapped may order the stages by follow() and precede() on the device
+  /// instead of waiting on the host for each stage's kernels.
+  virtual bool device_ordered() const = 0;
 };
 
 class DGOperator {
@@ -232,8 +239,11 @@ public:
   void apply(double t, const IView1& elems, const Epilogue& ep);
   /// apply() for the interior elements (block.inner_elems) on the default execution space
   /// while `ex` exchanges the ghost traces, then for the rank-boundary elements
-  /// (block.halo_elems) on ex.space(); returns with both done (the traces are read as
-  /// apply() reads them: compute_traces() first where they are not current).
+  /// (block.halo_elems) on ex.space() (the traces are read as apply() reads them:
+  /// compute_traces() first where they are not current). With ex.device_ordered() it returns
+  /// with the work enqueued: the exchange's instance follows what the default instance held at
+  /// the call, and the default instance follows the rank-boundary stage, so that the next
+  /// stage's interior kernels queue behind this stage's; otherwise it returns with both done.
   void apply_overlapped(double t, const Epilogue& ep, GhostExchange& ex);
   /// Both steps for every element of a block without ghosts (single rank).
   void apply_all(double t, const Epilogue& ep);

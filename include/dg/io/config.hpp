@@ -99,6 +99,7 @@ struct OutputConfig {
 
 struct ParallelConfig {
   bool gpu_aware_mpi = false; // parallel.gpu_aware_mpi: hand device buffers to MPI
+  bool stage_fence = false;   // parallel.stage_fence: the host waits for each stage's kernels
 };
 
 struct Config {
@@ -133,7 +134,7 @@ std::string config_reference_markdown();
 /// `names` sorted by edit distance to `word`, nearest first (stable for ties).
 std::vector<std::string> nearest_first(const std::string& word, std::vector<std::string> names);
 
-/// Every key path of the schema, in schema order ("mesh.file", ..., "parallel.gpu_aware_mpi").
+/// Every key path of the schema, in schema order ("mesh.file", ..., "parallel.stage_fence").
 std::vector<std::string> config_keys();
 
 } // namespace dg::io

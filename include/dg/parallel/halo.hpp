@@ -37,9 +37,10 @@ public:
   static constexpr int trace_tag = 7301; // MPI tag of trace messages
 
   /// reads[s]: whether this rank's stages read ghost slot s (ghosts' order; empty: every slot).
-  /// Collective over comm.
+  /// fence: the stages wait on the host for each other (device_ordered() false). Collective
+  /// over comm.
   HaloExchange(MPI_Comm comm, ElementBlock& block, const std::vector<GhostFace>& ghosts,
-               bool gpu_aware, const std::vector<char>& reads = {});
+               bool gpu_aware, const std::vector<char>& reads = {}, bool fence = false);
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
   ~HaloExchange();
@@ -50,6 +51,12 @@ public:
   /// Sends, waits for all messages and fills block.ghost (on space()).
   void finish() override;
   ExecSpace space() const override { return space_; }
+  void follow(const ExecSpace& other) override;
+  void precede(const ExecSpace& other) override;
+  /// Host-staged messages on CUDA, unless constructed with fence: the receive buffers alternate
+  /// between stages, so that a message never lands in the host buffer whose copy to the
+  /// device the last stage queued. Device buffers handed to MPI and host backends fence.
+  bool device_ordered() const override { return device_ordered_; }
 
   /// Bytes sent by this rank per exchange.
   long bytes_per_exchange() const;
@@ -71,10 +78,19 @@ private:
   IView1 unpack_slot_;           // the faces received: their ghost slots (empty: every slot)
   View3 send_, recv_;            // recv_: the packed faces received (empty: block.ghost)
   using StagingView3 = decltype(Kokkos::create_mirror_view(StagingSpace(), View3()));
-  StagingView3 send_host_, recv_host_;
+  StagingView3 send_host_, recv_host_[2];
+  int parity_ = 0; // the receive buffer of this stage (device_ordered: alternating)
+  bool device_ordered_ = false;
+#ifdef KOKKOS_ENABLE_CUDA
+  cudaEvent_t events_[2] = {nullptr, nullptr}; // follow, precede
+#endif
   std::vector<MPI_Request> requests_;
+  /// The CUDA event of follow (k = 0) or precede (1) where device_ordered, else null.
+  void* event(int k) const;
   /// Doubles of one ghost face: its points times the trace components.
-  int doubles_per_face() const { return block_->nface * static_cast<int>(block_->ghost.extent(2)); }
+  int doubles_per_face() const {
+    return block_->nface * static_cast<int>(block_->ghost.extent(2));
+  }
   double wait_seconds_ = 0.0, staging_seconds_ = 0.0;
 };
 
