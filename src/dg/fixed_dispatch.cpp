@@ -282,14 +282,6 @@ int modal_linear_records(const ElementBlock& b, const physics::AdvectionDiffusio
           for (int k = 0; k < 3; ++k)
             r[4 + 3 * d + k] /= sx; // sum of wt xi_k^2: the same for every k
         }
-        // Entries that vanish but for the fit's round-off (a velocity component, or its
-        // dependence on a coordinate, that is zero) set to 0: the kernel skips their terms
-        // (ModalPencil::linear_flux_used, linear_stencil_used).
-        double cmax = 0.0;
-        for (int g = 0; g < linear_record_doubles; ++g)
-          if (g != 3) cmax = math::fmax(cmax, math::fabs(r[g]));
-        for (int g = 0; g < linear_record_doubles; ++g)
-          if (g != 3 && math::fabs(r[g]) <= 1e-14 * cmax) r[g] = 0.0;
         r[3] = 1.0 / vgeo(e, 0, 9);
         const double tol = 10.0 * linear_tolerance(r);
         bool ok = true;

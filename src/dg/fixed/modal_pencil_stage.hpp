@@ -316,19 +316,6 @@ struct ModalPencilPath : Tensor<P, Q> {
     /// face flux coefficients -(al + be X_a + ga X_b) UP into Fm (with LREG, where UP is Fm,
     /// after one more barrier); boundary data faces that are read hold their flux already
     /// (modal_boundary_data with (a . n) dS). X holds X(i, i + 1).
-    /// LIN: whether F_d (d = 1, 2) is not zero on the element (c0_d or a C(d, e) not 0), and
-    /// whether X_e u (e = 1, 2) enters some F_d (a C(d, e) not 0). Exact zeros of the record
-    /// (modal_linear_records sets the fit's round-off to 0): a velocity with a component or a
-    /// dependence that vanishes (the rotation about z on axis-aligned elements: F_2 and X_z u)
-    /// skips those loads, stores and contractions.
-    KOKKOS_FORCEINLINE_FUNCTION static bool linear_flux_used(const double* rec, int d) {
-      return rec[d] != 0.0 || rec[4 + 3 * d] != 0.0 || rec[5 + 3 * d] != 0.0 ||
-             rec[6 + 3 * d] != 0.0;
-    }
-    KOKKOS_FORCEINLINE_FUNCTION static bool linear_stencil_used(const double* rec, int e) {
-      return rec[4 + e] != 0.0 || rec[7 + e] != 0.0 || rec[10 + e] != 0.0;
-    }
-
     KOKKOS_FORCEINLINE_FUNCTION void linear_fluxes(const TeamMember& team, const double* E,
                                                    const double* X, double* base,
                                                    const long long* wds, int nl, double* f0) const {
@@ -350,17 +337,13 @@ struct ModalPencilPath : Tensor<P, Q> {
         for (int i = 0; i < P; ++i)
           u0[i] = u0p[i];
         double* F3 = base + k * ED + OF3 + PX * jl;
-        const bool sy = linear_stencil_used(rec, 1), sz = linear_stencil_used(rec, 2);
-        const bool f1 = linear_flux_used(rec, 1), f2 = linear_flux_used(rec, 2);
         DG_UNROLL
         for (int i = 0; i < P; ++i) {
           const double xx =
               (i > 0 ? X[i - 1] * u0[i - 1] : 0.0) + (i < P - 1 ? X[i] * u0[i + 1] : 0.0);
-          const double xy = sy ? xym * ym[i] + xyp * yp[i] : 0.0;
-          const double xz = sz ? xzm * zm[i] + xzp * zp[i] : 0.0;
+          const double xy = xym * ym[i] + xyp * yp[i], xz = xzm * zm[i] + xzp * zp[i];
           DG_UNROLL
           for (int d = 0; d < 3; ++d) {
-            if ((d == 1 && !f1) || (d == 2 && !f2)) continue;
             const double v =
                 rec[d] * u0[i] + rec[4 + 3 * d] * xx + rec[5 + 3 * d] * xy + rec[6 + 3 * d] * xz;
             if (LREG && d == 0)
@@ -727,22 +710,19 @@ struct ModalPencilPath : Tensor<P, Q> {
         const double* Uy = (LIN ? F12 : U) + PY * l;      // U(i, q, l) = Uy[i + PX q]
         const double* Uz = (LIN ? F12 + UX : U) + PX * j; // U(i, j, q) = Uz[i + PY q]
         if (!DIFF) {
-          // S(j, q) vanishes unless j + q is odd: half the rows along y and z (LIN: where F_1,
-          // F_2 are not zero on the element).
-          if (!LIN || linear_flux_used(rec, 1))
-            for_parity((j + 1) & 1, [&](int q) {
-              const double s1 = c1 * S[j * P + q];
-              DG_UNROLL
-              for (int i = 0; i < P; ++i)
-                acc[i] += s1 * Uy[i + PX * q];
-            });
-          if (!LIN || linear_flux_used(rec, 2))
-            for_parity((l + 1) & 1, [&](int q) {
-              const double s2 = c2 * S[l * P + q];
-              DG_UNROLL
-              for (int i = 0; i < P; ++i)
-                acc[i] += s2 * Uz[i + PY * q];
-            });
+          // S(j, q) vanishes unless j + q is odd: half the rows along y and z.
+          for_parity((j + 1) & 1, [&](int q) {
+            const double s1 = c1 * S[j * P + q];
+            DG_UNROLL
+            for (int i = 0; i < P; ++i)
+              acc[i] += s1 * Uy[i + PX * q];
+          });
+          for_parity((l + 1) & 1, [&](int q) {
+            const double s2 = c2 * S[l * P + q];
+            DG_UNROLL
+            for (int i = 0; i < P; ++i)
+              acc[i] += s2 * Uz[i + PY * q];
+          });
         } else {
           // The x-y and x-z cross terms only where G has them (not on axis-aligned elements).
           if (G[1] != 0.0 || G[3] != 0.0)
