@@ -41,6 +41,12 @@ output: {snapshots: false, quiet: true, directory: test_out}
     const dg::io::Config cfg = dg::io::parse_config(yaml, "test.yaml", overrides);
     dg::Solver s(cfg, comm);
     s.initialize();
+    // The interior and rank-boundary elements are two contiguous ranges (LocalMesh's order),
+    // which the stage kernels address without an index list.
+    const dg::ElementBlock& b = s.block();
+    CHECK(b.inner_first == 0);
+    CHECK(
+        (b.halo_elems.extent(0) == 0 || b.halo_first == static_cast<int>(b.inner_elems.extent(0))));
     if (variant) {
       s.op().set_variant(*variant);
       CHECK(s.op().quadrature_pencil_path());

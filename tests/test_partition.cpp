@@ -42,8 +42,19 @@ void check_partition(const std::string& flags) {
   CHECK(p.local.tag_names == m.tag_names);
   CHECK(p.local.tag_names == mesh::box_tag_names());
 
-  // Owned elements: ascending, consistent with owner[], and covering the mesh exactly once.
-  CHECK(std::is_sorted(p.global_ids.begin(), p.global_ids.end()));
+  // Owned elements: those with no face on another rank, then those with one (the rank-boundary
+  // elements), each range ascending; consistent with owner[], and covering the mesh exactly once.
+  auto on_rim = [&](std::int64_t g) {
+    for (int f = 0; f < 6; ++f)
+      if (conn(g, f).kind == mesh::FaceKind::interior && owner[conn(g, f).nbr_elem] != rank)
+        return true;
+    return false;
+  };
+  const auto rim = std::partition_point(p.global_ids.begin(), p.global_ids.end(),
+                                        [&](std::int64_t g) { return !on_rim(g); });
+  CHECK(std::all_of(rim, p.global_ids.end(), on_rim));
+  CHECK(std::is_sorted(p.global_ids.begin(), rim));
+  CHECK(std::is_sorted(rim, p.global_ids.end()));
   std::vector<int> mine(ne, 0);
   for (auto g : p.global_ids) {
     CHECK(owner[g] == rank);

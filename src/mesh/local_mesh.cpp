@@ -47,8 +47,20 @@ LocalMesh extract_local_mesh(const HexMesh& mesh, const Connectivity& conn,
   m.nelem_global = ne;
   m.box = box;
   m.tag_names = mesh.tag_names;
-  for (std::int64_t e = 0; e < ne; ++e)
-    if (owner[e] == part) m.global_ids.push_back(e);
+  // Own elements whose faces all stay in the part first, then those with a face on another
+  // part, each in ascending global id: two contiguous ranges, so that the stage's interior and
+  // rank-boundary kernels address their elements without an index list.
+  std::vector<std::int64_t> rim;
+  for (std::int64_t e = 0; e < ne; ++e) {
+    if (owner[e] != part) continue;
+    bool inner = true;
+    for (int f = 0; f < 6; ++f) {
+      const FaceLink& l = conn(e, f);
+      if (l.kind == FaceKind::interior && owner[l.nbr_elem] != part) inner = false;
+    }
+    (inner ? m.global_ids : rim).push_back(e);
+  }
+  m.global_ids.insert(m.global_ids.end(), rim.begin(), rim.end());
   m.num_owned = static_cast<int>(m.global_ids.size());
   std::vector<std::int64_t> halo;
   for (int le = 0; le < m.num_owned; ++le) {

@@ -21,9 +21,11 @@ struct BoxInfo {
 /// Bounding box and periodic directions of `mesh`.
 BoxInfo box_info(const HexMesh& mesh);
 
-/// A part of a mesh as one rank holds it. Elements are the part's own elements (ascending global
-/// id) followed by its halo: the elements of other parts across its faces (ascending global id),
-/// held only for their geometry (the penalty scale of a shared face needs both volumes).
+/// A part of a mesh as one rank holds it. Elements are the part's own elements followed by its
+/// halo: the elements of other parts across its faces (ascending global id), held only for their
+/// geometry (the penalty scale of a shared face needs both volumes). The own elements come in
+/// two ranges, each in ascending global id: those with no face on another part, then those
+/// with one (the rank-boundary elements).
 struct LocalMesh {
   std::int64_t nelem_global = 0;
   BoxInfo box;

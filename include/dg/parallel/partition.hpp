@@ -31,7 +31,7 @@ struct RankBoundaryFace {
 struct Partition {
   int rank = 0;                                 // this rank in the communicator
   mesh::LocalMesh local;                        // owned elements, halo elements, face links
-  std::vector<std::int64_t> global_ids;         // owned elements, ascending global id
+  std::vector<std::int64_t> global_ids;         // owned elements, as LocalMesh orders them
   std::vector<RankBoundaryFace> boundary_faces; // sorted by (nbr_rank, global id, face)
   std::int64_t edge_cut = 0;                    // faces whose two sides are on different ranks
   double imbalance = 1.0;                       // max part size / mean part size
