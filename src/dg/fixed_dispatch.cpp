@@ -452,6 +452,7 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
   DG_VERIFY(x.extent(0) == static_cast<size_t>(Q),
             "quadrature pencil path: " << x.extent(0) << " points for q = " << Q);
   const physics::AdvectionDiffusion q = pde;
+  const FacePoints fpts(b, points);
   const double nu = pde.diffusion.nu;
   const bool nu_field = nuvol.extent(0) > 0;
   // Rotation: the velocity at each point's position (the block's map: trilinear or Q_k).
@@ -486,12 +487,7 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
         for (int f = 0; f < 6; ++f)
           for (int pt = 0; pt < nf; ++pt) {
             const int gp = affine ? 0 : pt;
-            const double n[3] = {fgeo(e, f, gp, 0), fgeo(e, f, gp, 1), fgeo(e, f, gp, 2)};
-            const double an = normal_velocity(q, aface, e, f, pt, n, [&](double xp[3]) {
-              double r[3];
-              hex::face_point(f, x(pt % Q), x(pt / Q), r);
-              element_map(verts, nodes, gorder, e, r, xp);
-            });
+            const double an = fpts.normal_velocity(q, aface, e, f, pt);
             if (!diffusion) {
               const double c = an * fgeo(e, f, gp, 3);
               qf(e, f, pt, 0) = c;

@@ -12,6 +12,7 @@
 #include "dg/mesh/hex.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -98,6 +99,7 @@ struct RhsKernel {
   size_t bytes;
   View3 nodes; // curved blocks: the Q_k nodes of the point coordinates
   int gorder;
+  FacePoints points; // a . n at the face points
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
     const int e = elems(team.league_rank());
@@ -202,11 +204,7 @@ struct RhsKernel {
         double geo[7], out[4] = {0.0, 0.0, 0.0, 0.0};
         for (int k = 0; k < 7; ++k)
           geo[k] = fgeo(e, f, gp, k);
-        const double an = normal_velocity(pde, aface, e, f, pt, geo, [&](double xp[3]) {
-          double r[3];
-          hex::face_point(f, x(i), x(j), r);
-          element_map(verts, nodes, gorder, e, r, xp);
-        });
+        const double an = points.normal_velocity(pde, aface, e, f, pt);
         const double nf_pt = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
         face_flux(type, an, nf_pt, geo, w(i) * w(j), tau_e * nf_pt, d, ta, tb, uin, gin, uout, gout,
                   is_boundary_face(type) ? bdata(nb, pt) : 0.0, out);
@@ -618,11 +616,12 @@ void DGOperator::generic_stage(const IView1& elems, const Epilogue& ep, const Ex
   const int n = static_cast<int>(elems.extent(0));
   if (n == 0) return;
   const size_t bytes = rhs_scratch_bytes(b.P, b.Q);
-  RhsKernel k{b.u,        b.reg,    b.tables.w, b.tables.B, b.tables.D, b.tables.E, b.tables.dE,
-              b.verts,    b.vgeo,   b.ghost,    b.fgeo,     b.trace,    b.ftype,    b.nbr,
-              b.nbr_face, b.orient, b.tau,      vol_,       minv_,      elems,      points_,
-              b.bdata,    b.nuvol,  b.source,   b.avol,     b.aface,    b.nuface,   pde_,
-              ep,         b.P,      b.Q,        b.affine,   bytes,      b.nodes,    b.gorder};
+  RhsKernel k{b.u,         b.reg,    b.tables.w, b.tables.B, b.tables.D, b.tables.E,
+              b.tables.dE, b.verts,  b.vgeo,     b.ghost,    b.fgeo,     b.trace,
+              b.ftype,     b.nbr,    b.nbr_face, b.orient,   b.tau,      vol_,
+              minv_,       elems,    points_,    b.bdata,    b.nuvol,    b.source,
+              b.avol,      b.aface,  b.nuface,   pde_,       ep,         b.P,
+              b.Q,         b.affine, bytes,      b.nodes,    b.gorder,   FacePoints(b, points_)};
   Kokkos::parallel_for("dg::operator::rhs", team_policy(n, bytes, space), k);
 }
 
@@ -728,31 +727,20 @@ std::vector<char> DGOperator::reads_neighbour_traces(const std::vector<int>& ele
     Kokkos::deep_copy(df, hf);
   }
   const physics::AdvectionDiffusion pde = pde_;
-  const View3 aface = b.aface, verts = b.verts, nodes = b.nodes;
-  const View4 fgeo = b.fgeo;
-  const View1 x = points_;
-  const int nf = b.nface, Q = b.Q, gorder = b.gorder;
-  const bool affine = b.affine;
+  const View3 aface = b.aface;
+  const FacePoints points(b, points_);
+  const int nf = b.nface;
+  constexpr double huge = std::numeric_limits<double>::max();
   Kokkos::parallel_for(
       "dg::operator::reads_neighbour_traces", Kokkos::RangePolicy<ExecSpace>(0, n),
       KOKKOS_LAMBDA(const int i) {
         const int e = de(i), f0 = df(i);
-        double scale = 0.0, lowest = 0.0;
-        bool first = true;
+        double scale = 0.0, lowest = huge;
         for (int f = 0; f < 6; ++f)
           for (int pt = 0; pt < nf; ++pt) {
-            const int gp = affine ? 0 : pt;
-            const double nrm[3] = {fgeo(e, f, gp, 0), fgeo(e, f, gp, 1), fgeo(e, f, gp, 2)};
-            const double an = normal_velocity(pde, aface, e, f, pt, nrm, [&](double xp[3]) {
-              double r[3];
-              hex::face_point(f, x(pt % Q), x(pt / Q), r);
-              element_map(verts, nodes, gorder, e, r, xp);
-            });
+            const double an = points.normal_velocity(pde, aface, e, f, pt);
             scale = math::fmax(scale, math::fabs(an));
-            if (f == f0) {
-              lowest = first ? an : math::fmin(lowest, an);
-              first = false;
-            }
+            if (f == f0) lowest = math::fmin(lowest, an);
           }
         out(i) = lowest > 1e-10 * scale ? 0 : 1;
       });

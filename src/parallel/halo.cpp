@@ -179,9 +179,8 @@ void HaloExchange::start() {
   const int nc = static_cast<int>(block_->ghost.extent(2)); // trace components
   const int per_face = doubles_per_face();
   requests_.assign(2 * n, MPI_REQUEST_NULL);
-  const bool packed = recv_.extent(0) > 0;
   double* recv_base =
-      gpu_aware_ ? (packed ? recv_.data() : block_->ghost.data()) : recv_host_[parity_].data();
+      gpu_aware_ ? (packed() ? recv_.data() : block_->ghost.data()) : recv_host_[parity_].data();
   for (int i = 0; i < n; ++i) {
     const int cnt = recv_offsets_[i + 1] - recv_offsets_[i];
     if (cnt > 0)
@@ -222,10 +221,9 @@ void HaloExchange::finish() {
   MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   wait_seconds_ += MPI_Wtime() - t1;
   requests_.clear();
-  const bool packed = recv_.extent(0) > 0;
   const auto& recv_host = recv_host_[parity_];
   if (device_ordered_) parity_ ^= 1;
-  if (!packed) {
+  if (!packed()) {
     if (!gpu_aware_) Kokkos::deep_copy(space_, block_->ghost, recv_host);
     return;
   }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include "dg/dg/element_block.hpp"
+#include "dg/dg/element_map.hpp"
+#include "dg/mesh/hex.hpp"
 #include "dg/physics/advection_diffusion.hpp"
 
 namespace dg {
@@ -96,6 +98,34 @@ KOKKOS_INLINE_FUNCTION double normal_velocity(const physics::AdvectionDiffusion&
   pde.advection.velocity(xp, vel);
   return vel[0] * n[0] + vel[1] * n[1] + vel[2] * n[2];
 }
+
+/// What a . n at a block's face points takes from the block: the outward unit normals (fgeo),
+/// the element maps (verts, nodes, gorder) and the 1-D points x of its Q-point rule.
+struct FacePoints {
+  View4 fgeo;
+  View3 verts, nodes;
+  View1 x;
+  int Q = 0, gorder = 1;
+  bool affine = true;
+
+  FacePoints() = default;
+  FacePoints(const ElementBlock& b, const View1& points)
+      : fgeo(b.fgeo), verts(b.verts), nodes(b.nodes), x(points), Q(b.Q), gorder(b.gorder),
+        affine(b.affine) {}
+
+  /// normal_velocity at point pt = i + Q j of face f of element e, the point (x(i), x(j)) of
+  /// the reference face mapped through the element's map where the velocity depends on it.
+  KOKKOS_INLINE_FUNCTION double normal_velocity(const physics::AdvectionDiffusion& pde,
+                                                const View3& aface, int e, int f, int pt) const {
+    const int gp = affine ? 0 : pt;
+    const double n[3] = {fgeo(e, f, gp, 0), fgeo(e, f, gp, 1), fgeo(e, f, gp, 2)};
+    return dg::normal_velocity(pde, aface, e, f, pt, n, [&](double xp[3]) {
+      double r[3];
+      hex::face_point(f, x(pt % Q), x(pt / Q), r);
+      element_map(verts, nodes, gorder, e, r, xp);
+    });
+  }
+};
 
 /// face_flux with the velocity vel (physical components) and the constant diffusivity of `pde`;
 /// bc_u is the datum of a boundary face.

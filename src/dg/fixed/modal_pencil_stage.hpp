@@ -845,18 +845,24 @@ struct ModalPencilPath : Tensor<P, Q> {
     }
   };
 
-  /// Elements per team and threads of the pencil kernel: on GPUs about 128 pencils (P^2 per
-  /// element) per team, the threads rounded up to whole warps; one element on CPUs.
-  static int pencil_elems(const KernelVariant& v, bool diffusion) {
+  /// Elements per team and threads of the pencil kernel (linear: the linear-velocity kernel):
+  /// on GPUs about 128 pencils (P^2 per element) per team, the threads rounded up to whole
+  /// warps; one element on CPUs.
+  static int pencil_elems(const KernelVariant& v, bool diffusion, bool linear = false) {
     if (v.modal_elems > 0) return v.modal_elems;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    // Measured fastest on the H100 (dgbench stage --modal-elems 1..8, docs/performance.md):
-    // the occupancy steps with registers and scratch make the best count uneven in p.
-    if (diffusion) return P <= 2 ? 8 : (P == 3 ? 3 : (P == 4 ? 4 : (P == 6 ? 3 : 1)));
+    // Measured fastest (dgbench stage --modal-elems, docs/performance.md): on the H100 with
+    // 1..8 elements, on the H200 with 0..5 for p = 4 (advection: 5 elements, unbounded) and
+    // with diffusion for p = 4..7 (p = 6: 2 elements, unbounded); the occupancy steps with
+    // registers and scratch make the best count uneven in p.
+    if (diffusion)
+      return P <= 2 ? 8 : (P == 3 ? 3 : (P == 4 ? 4 : (P == 6 ? 3 : (P == 7 ? 2 : 1))));
     if (P <= 3) return P2 >= 128 ? 1 : 128 / P2;
+    if (P == 5) return linear ? 1 : 5;
     return P == 4 ? 4 : (P == 6 ? 3 : (P == 7 ? 2 : 1));
 #else
     (void)diffusion;
+    (void)linear;
     return 1;
 #endif
   }
@@ -899,12 +905,14 @@ struct ModalPencilPath : Tensor<P, Q> {
   /// --pencil-bounds 0,4,5,6,8; docs/performance.md): advection 64 registers (70 to 74 without
   /// bounds: 7 teams of 128 threads per SM, 8 with; within 2% of unbounded at p = 3..7);
   /// advection-diffusion, 96 to 254 registers without bounds, capped at 96 (p = 4) and 128
-  /// (p = 6, 7), which spills a little and lets more teams in; unbounded at p = 5, where the
+  /// (p = 7), which spills a little and lets more teams in; unbounded at p = 5, where the
   /// cap of 96 spilled 144 bytes a thread (2.56e10 DOF-stages/s against 2.77e10 unbounded),
-  /// and at p = 8 capped at 168 (not measured since).
+  /// and at p = 8 capped at 168 (not measured since). On the H200 (--modal-elems 0..5,
+  /// docs/performance.md) advection at p = 4 with 5 elements per team and advection-diffusion
+  /// at p = 6 with 2 run fastest unbounded (1.02 to 1.04x the H100's settings there).
   static constexpr int pencil_min_blocks_default(bool diffusion) {
-    if (!diffusion) return 8;
-    return P <= 4 || P == 6 ? 0 : (P == 5 ? 5 : (P <= 8 ? 4 : 3));
+    if (!diffusion) return P == 5 ? 0 : 8;
+    return P <= 4 || P == 6 || P == 7 ? 0 : (P == 5 ? 5 : (P <= 8 ? 4 : 3));
   }
 
   /// The pencil kernel with the variant's launch bounds. Where the order's default bounds
@@ -977,7 +985,7 @@ struct ModalPencilPath : Tensor<P, Q> {
     const int n = static_cast<int>(a.elems.extent(0));
     using Kernel = ModalPencil<DIFF, LIN, REG>;
     const int batches = pencil_batches(a.variant);
-    int ne = pencil_elems(a.variant, DIFF);
+    int ne = pencil_elems(a.variant, DIFF, LIN);
     auto bytes = [&](int m) { return sizeof(double) * Kernel::scratch_doubles(m, batches) + 256; };
     // Fewer elements per team where they would not fit into the 48 KB of level-0 scratch (two
     // element buffers) or, with F_0 in registers, not one thread per pencil into the team.
