@@ -87,12 +87,12 @@ private:
   std::vector<MPI_Request> requests_;
   /// The CUDA event of follow (k = 0) or precede (1) where device_ordered, else null.
   void* event(int k) const;
-  /// Doubles of one ghost face: its points times the trace components.
   /// Whether the messages carry only some of the ghost slots (received into recv_, then
   /// unpacked), or every slot (received into block.ghost).
   bool packed() const {
     return recv_.extent(0) > 0;
   }
+  /// Doubles of one ghost face: its points times the trace components.
   int doubles_per_face() const {
     return block_->nface * static_cast<int>(block_->ghost.extent(2));
   }
