@@ -101,6 +101,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.modal_linear_registers = 1;
   else if (var == "boundary-per-stage")
     v.boundary_data_ahead = false;
+  else if (var == "modal-affine-general")
+    v.modal_cartesian = false;
   else if (var == "modal") {
     v.modal_diffusion = true;
     v.modal_diffusion_max_order = fixed::max_order;
@@ -112,7 +114,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
         "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
         "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, modal, "
         "modal-entry, modal-linear-unmixed, "
-        "modal-linear-scratch, modal-linear-registers, boundary-per-stage");
+        "modal-linear-scratch, modal-linear-registers, boundary-per-stage, modal-affine-general");
 }
 
 int stage(Options& o) {
@@ -160,6 +162,8 @@ int stage(Options& o) {
       "flux F_0 and the upwind face coefficients in team scratch / in registers and the "
       "neighbours' slots, instead of the order's default), boundary-per-stage (boundary data "
       "that depend on time evaluated and projected at each stage, not once for the step), "
+      "modal-affine-general (advection-diffusion on axis-aligned boxes through the general "
+      "affine kernel, not the one that leaves out the cross terms), "
       "modal "
       "(advection-diffusion "
       "on affine meshes through the modal SIPG path, the default)");

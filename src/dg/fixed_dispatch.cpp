@@ -72,13 +72,35 @@ void inner(int order, const BasisTables& t, const View2& vals, const View2& mode
   entry(order).transform(t, vals, modes, true, v);
 }
 
-void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde, View2& rec,
+bool modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde, View2& rec,
                    LView2& words) {
   const double* a = pde.advection.a;
-  if (pde.diffusion.nu > 0.0)
-    build_modal_records<true>(b, a, pde.diffusion.eta * pde.diffusion.nu, rec, words);
-  else
+  if (pde.diffusion.nu <= 0.0) {
     build_modal_records<false>(b, a, 0.0, rec, words);
+    return false;
+  }
+  build_modal_records<true>(b, a, pde.diffusion.eta * pde.diffusion.nu, rec, words);
+  // Axis-aligned elements: the off-diagonal G(d, d') (volume record [4..12]) and each face's
+  // tangential components of J^{-1} n (face record [2 + ta], [2 + tb]) are exactly 0.
+  using L = ModalRecordLayout<true>;
+  const View2 r = rec;
+  int general = 0;
+  Kokkos::parallel_reduce(
+      "dg::modal::cartesian", Kokkos::RangePolicy<ExecSpace>(0, b.nelem),
+      KOKKOS_LAMBDA(const int e, int& n) {
+        bool off = false;
+        for (int d = 0; d < 3; ++d)
+          for (int d2 = 0; d2 < 3; ++d2)
+            off = off || (d != d2 && r(e, 4 + 3 * d + d2) != 0.0);
+        for (int f = 0; f < 6; ++f) {
+          const int d = f / 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
+          off = off || r(e, L::FR + L::FS * f + 2 + ta) != 0.0 ||
+                r(e, L::FR + L::FS * f + 2 + tb) != 0.0;
+        }
+        n += off ? 1 : 0;
+      },
+      general);
+  return general == 0;
 }
 
 namespace {

@@ -500,7 +500,14 @@ const std::vector<int>& DGOperator::data_slots() {
 
 void DGOperator::modal_records() {
   if (modal_rec_.extent(0) != static_cast<size_t>(block_->nelem))
-    fixed::modal_records(*block_, pde_, modal_rec_, modal_words_);
+    cartesian_ = fixed::modal_records(*block_, pde_, modal_rec_, modal_words_);
+}
+
+bool DGOperator::modal_cartesian() {
+  if (!modal_path() || !variant_.modal_pencil || modal_linear() || !variant_.modal_cartesian)
+    return false;
+  modal_records();
+  return cartesian_;
 }
 
 int DGOperator::ahead_index(double t) const {
@@ -539,6 +546,7 @@ void DGOperator::pencil_args(fixed::StageArgs& a) {
     modal_records();
     a.modal_rec = modal_rec_;
     a.modal_words = modal_words_;
+    a.modal_cartesian = cartesian_ && variant_.modal_cartesian;
     if (has_dirichlet_) { // the stage's boundary data in modal form, projected ahead or now
       const int k = ahead_index(a.time);
       if (k < 0) fixed::modal_boundary_data(b, modal_bdata_);

@@ -99,6 +99,9 @@ struct StageArgs {
   /// The records are those of a velocity affine in space (modal_linear_records; the elements
   /// listed are linear ones).
   bool modal_linear = false;
+  /// With diffusion: every listed element is axis-aligned (DGOperator::modal_cartesian), so the
+  /// pencil kernel leaves out the cross and tangential terms, which vanish there.
+  bool modal_cartesian = false;
   /// elems(i) = elems_first + i where the list is a contiguous range (-1: not known to be).
   int elems_first = -1;
   /// The quadrature path in pencil form (every block the modal path does not take; traces in
@@ -129,8 +132,10 @@ void inner(int order, const BasisTables& t, const View2& vals, const View2& mode
 
 /// The pencil kernel's per-element records (volume and face geometry with the velocity and
 /// eta nu folded in, face types) and neighbour words (trace offset and orientation) for the
-/// block's elements; built once per operator.
-void modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde, View2& rec,
+/// block's elements; built once per operator. Returns, with diffusion, whether every element is
+/// axis-aligned: its diffusion metric G diagonal and each face's J^{-1} n along the face's normal
+/// direction, exactly (false without diffusion).
+bool modal_records(const ElementBlock& b, const physics::AdvectionDiffusion& pde, View2& rec,
                    LView2& words);
 
 /// The modal coefficients of the block's boundary data (bdata at the q^2 face points, tangential

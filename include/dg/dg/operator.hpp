@@ -126,6 +126,12 @@ struct KernelVariant {
   /// slower than quadrature on CPUs from p = 5, hence the option.
   bool modal_diffusion = true;
   int modal_diffusion_max_order = 15;
+  /// ... on blocks of axis-aligned elements (every element's diffusion metric diagonal, every
+  /// face's J^{-1} n along its normal; DGOperator::modal_cartesian): the pencil kernel without
+  /// the metric's cross terms and the faces' tangential gradient terms, as deal.II's matrix-free
+  /// code treats Cartesian cells apart from affine ones. false: the general affine kernel
+  /// (dgbench stage --variants modal-affine-general).
+  bool modal_cartesian = true;
   /// Whether advection-diffusion of order p takes the modal path (given an affine block).
   bool modal_with_diffusion(int order) const {
     return modal_diffusion && order <= modal_diffusion_max_order;
@@ -291,6 +297,10 @@ public:
   /// Whether the stage and its traces take the quadrature-free affine path (with a velocity
   /// affine in space, modal_linear(): its linear elements).
   bool modal_path() const;
+  /// Whether advection-diffusion on the modal path takes the pencil kernel for axis-aligned
+  /// elements (KernelVariant::modal_cartesian and every element of the block axis-aligned,
+  /// fixed::modal_records).
+  bool modal_cartesian();
   /// Whether the block has a velocity affine in space and takes the modal path on its linear
   /// elements (KernelVariant::modal_linear); the rest take the quadrature pencil path.
   bool modal_linear() const;
@@ -337,6 +347,7 @@ private:
   // (modal_records).
   View2 modal_rec_;
   LView2 modal_words_;
+  bool cartesian_ = false; // every element axis-aligned (with diffusion; modal_records)
   void modal_records();
   View2 modal_bdata_; // the boundary data's modal coefficients (modal_boundary_data)
   View3 modal_ahead_; // ... at the times ahead_times_ (project_boundary_data)

@@ -60,9 +60,16 @@ struct ModalPencilPath : Tensor<P, Q> {
   /// the upwind flux is that linear function times one side's trace, formed the same way.
   /// Two passes (the fluxes and the upwind side's face coefficients, then the face fluxes)
   /// replace the face pass; the volume pass contracts F_d instead of c_d U.
-  template <bool DIFF, bool LIN = false, bool REG = true>
+  ///
+  /// CART (with diffusion, StageArgs::modal_cartesian): every element axis-aligned, so that G
+  /// is diagonal and J^{-1} n lies along each face's normal; the cross terms of the volume
+  /// pass and the tangential terms of the face gradients and symmetry terms, which vanish
+  /// there, are left out at compile time (fewer registers and scratch loads; the general kernel
+  /// tests each element's metric at run time instead).
+  template <bool DIFF, bool LIN = false, bool REG = true, bool CART = false>
   struct ModalPencil : ModalFields {
     static_assert(!(DIFF && LIN), "the linear-velocity kernel is for advection");
+    static_assert(DIFF || !CART, "the axis-aligned kernel is for advection-diffusion");
 
     /// Per-element record (mrec, ModalRecordLayout): [0..2] c_d = adj(J)[d] . a, [3] 1/|J|,
     /// with diffusion [4..12] G = adj adj^T / |J| (volume_record); face f at FR + FS f: with
@@ -74,7 +81,9 @@ struct ModalPencilPath : Tensor<P, Q> {
     /// Team: S, E_1, and with diffusion K, dE_1; LIN: X(i, i + 1) after E_1.
     static constexpr int TD = DIFF ? 2 * P2 + 2 * P : (LIN ? P2 + 2 * P : P2 + P);
     /// Element: U, R, Fm (neighbour's values, then fluxes), with diffusion Gn (neighbour's
-    /// normal gradients), TU, TN (own face values and normal derivatives), Dl (symmetry jumps);
+    /// normal gradients, then the symmetry jumps Dl: the flux pass's thread of (f, a, b) reads
+    /// the one and writes the other at the same place), TU, TN (own face values and normal
+    /// derivatives);
     /// LIN: UP (the upwind side's face coefficients, 6 P^2; in Fm with LREG) and F3 (F_0, F_1,
     /// F_2; F_1, F_2 with LREG); the record at RS.
     /// States in scratch with x-rows of PX doubles: P + 1 where P is a multiple of 8, so that
@@ -92,8 +101,8 @@ struct ModalPencilPath : Tensor<P, Q> {
 #else
     static constexpr bool LREG = false;
 #endif
-    static constexpr int OFM = 2 * UX, OUP = LREG ? OFM : OFM + (DIFF ? 5 : 1) * 6 * P2,
-                         OF3 = OFM + (DIFF ? 5 : 1) * 6 * P2 + (LIN && !LREG ? 6 * P2 : 0);
+    static constexpr int OFM = 2 * UX, OUP = LREG ? OFM : OFM + (DIFF ? 4 : 1) * 6 * P2,
+                         OF3 = OFM + (DIFF ? 4 : 1) * 6 * P2 + (LIN && !LREG ? 6 * P2 : 0);
     /// ... and per face the neighbour's orientation signs by the parities of (a, b), SG
     /// doubles after the record.
     static constexpr int RS = OF3 + (LIN ? (LREG ? 2 : 3) * UX : 0), SG = 24;
@@ -221,7 +230,7 @@ struct ModalPencilPath : Tensor<P, Q> {
                                                             const double* TN) {
       const int d = f / 2, ta = d == 0 ? 1 : 0, tb = d == 2 ? 1 : 2;
       const double gn = fr[2 + d] * TN[f * P2 + ab];
-      if (fr[2 + ta] == 0.0 && fr[2 + tb] == 0.0) return gn; // J^{-1} n along the normal
+      if (CART || (fr[2 + ta] == 0.0 && fr[2 + tb] == 0.0)) return gn; // J^{-1} n along the normal
       const double* T = TU + f * P2;
       double da = 0.0, db = 0.0;
       DG_UNROLL
@@ -268,10 +277,10 @@ struct ModalPencilPath : Tensor<P, Q> {
           const int e = elem(e0 + k);
           const double* TU = base + k * ED + 2 * UX + 12 * P2;
           const double* TN = TU + 6 * P2;
-          const double* rec = TU + 18 * P2;
-          double Sa[P], Sb[P];
+          const double* rec = base + k * ED + RS;
+          double Sa[CART ? 1 : P], Sb[CART ? 1 : P];
           DG_UNROLL
-          for (int q = 0; q < P; ++q) {
+          for (int q = 0; q < (CART ? 0 : P); ++q) {
             Sa[q] = S[q * P + a];
             Sb[q] = S[q * P + b];
           }
@@ -630,14 +639,14 @@ struct ModalPencilPath : Tensor<P, Q> {
           const double* rec = base + k * ED + RS;
           const double* sgn = rec + GR + (a & 1) + 2 * (b & 1); // orientation signs, sgn[4 f]
           double t[6];
-          double Sa[DIFF ? P : 1], Sb[DIFF ? P : 1];
+          double Sa[DIFF && !CART ? P : 1], Sb[DIFF && !CART ? P : 1];
           if (DIFF) {
             const double* TU = Fm + 12 * P2;
             DG_UNROLL
             for (int f = 0; f < 6; ++f)
               t[f] = TU[f * P2 + ab];
             DG_UNROLL
-            for (int q = 0; q < (DIFF ? P : 1); ++q) {
+            for (int q = 0; q < (DIFF && !CART ? P : 0); ++q) {
               Sa[q] = S[q * P + a];
               Sb[q] = S[q * P + b];
             }
@@ -663,7 +672,7 @@ struct ModalPencilPath : Tensor<P, Q> {
               const double gin = face_gradient(fr, f, ab, a, b, Sa, Sb, TU, TU + 6 * P2);
               const double gout = outflow ? gin : sg * Fm[6 * P2 + f * P2 + ab];
               flux += physics::sipg_flux(nu, fr[5], uin, uout, gin, gout);
-              Fm[24 * P2 + f * P2 + ab] = 0.5 * nu * (uin - uout) * dS; // Dl
+              Fm[6 * P2 + f * P2 + ab] = 0.5 * nu * (uin - uout) * dS; // Dl, in gout's place
             }
             Fm[f * P2 + ab] = -flux * dS;
           }
@@ -725,17 +734,17 @@ struct ModalPencilPath : Tensor<P, Q> {
           });
         } else {
           // The x-y and x-z cross terms only where G has them (not on axis-aligned elements).
-          if (G[1] != 0.0 || G[3] != 0.0)
+          if (!CART && (G[1] != 0.0 || G[3] != 0.0))
             cross_terms<1, true>(acc, Uy, S, K, j, c1, nu * G[4], nu * G[1], nu * G[3]);
           else
             cross_terms<1, false>(acc, Uy, S, K, j, c1, nu * G[4], 0.0, 0.0);
-          if (G[2] != 0.0 || G[6] != 0.0)
+          if (!CART && (G[2] != 0.0 || G[6] != 0.0))
             cross_terms<2, true>(acc, Uz, S, K, l, c2, nu * G[8], nu * G[2], nu * G[6]);
           else
             cross_terms<2, false>(acc, Uz, S, K, l, c2, nu * G[8], 0.0, 0.0);
           // y-z cross terms: sum_qr [G12 S(j, q) S(r, l) + G21 S(l, r) S(q, j)] U(i, q, r).
-          const double g12 = nu * G[5], g21 = nu * G[7];
-          if (g12 != 0.0 || g21 != 0.0) {
+          const double g12 = CART ? 0.0 : nu * G[5], g21 = CART ? 0.0 : nu * G[7];
+          if (!CART && (g12 != 0.0 || g21 != 0.0)) {
             DG_NO_UNROLL
             for (int q = 0; q < P; ++q) {
               const double a12 = g12 * S[j * P + q], a21 = g21 * S[q * P + j];
@@ -762,7 +771,7 @@ struct ModalPencilPath : Tensor<P, Q> {
           // Symmetry terms (nu/2)[u] grad(phi) . n: per face f (d, s) with tangential
           // coefficients (a, b), fr[2 + d] dE_s(i_d) D(a, b) + E_s(i_d) (fr[2 + ta] la +
           // fr[2 + tb] lb), la = sum_q S(a, q) D(q, b), lb = sum_q S(b, q) D(a, q).
-          const double* Dl = Fm + 24 * P2;
+          const double* Dl = Fm + 6 * P2;
           const double* frs = rec + FR;
           // x faces: (a, b) = (j, l), i_d = i.
           DG_UNROLL
@@ -770,14 +779,14 @@ struct ModalPencilPath : Tensor<P, Q> {
             const double* D = Dl + s * P2;
             const double* fr = frs + FS * s;
             double la = 0.0, lb = 0.0;
-            if (fr[3] != 0.0 || fr[4] != 0.0) {
+            if (!CART && (fr[3] != 0.0 || fr[4] != 0.0)) {
               DG_UNROLL
               for (int q = 0; q < P; ++q) {
                 la += S[j * P + q] * D[q + P * l];
                 lb += S[l * P + q] * D[j + P * q];
               }
             }
-            const double fd = fr[2] * D[jl], tang = fr[3] * la + fr[4] * lb;
+            const double fd = fr[2] * D[jl], tang = CART ? 0.0 : fr[3] * la + fr[4] * lb;
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
               const double es = (s == 0 && i % 2 == 1) ? -E[i] : E[i];
@@ -795,22 +804,24 @@ struct ModalPencilPath : Tensor<P, Q> {
             const double e1 = E[id], de1 = dE[id];
             const double es = (s == 0 && (id & 1)) ? -e1 : e1;
             const double des = s == 1 ? de1 : ((id & 1) ? de1 : -de1);
-            const double fn = fr[2 + d], fa = fr[2 + 0], fb = fr[2 + (d == 1 ? 2 : 1)];
-            if (fa == 0.0 && fb == 0.0) { // J^{-1} n along the normal: no tangential terms
+            const double fn = fr[2 + d], fa = CART ? 0.0 : fr[2 + 0],
+                         fb = CART ? 0.0 : fr[2 + (d == 1 ? 2 : 1)];
+            // J^{-1} n along the normal: no tangential terms.
+            if (CART || (fa == 0.0 && fb == 0.0)) {
               DG_UNROLL
               for (int i = 0; i < P; ++i)
                 acc[i] += fn * des * D[i + P * ob];
-              continue;
-            }
-            DG_UNROLL
-            for (int i = 0; i < P; ++i) {
-              double la = 0.0, lb = 0.0;
+            } else {
               DG_UNROLL
-              for (int q = 0; q < P; ++q) {
-                if ((i + q) % 2 == 1 && q < i) la += S[i * P + q] * D[q + P * ob];
-                lb += S[ob * P + q] * D[i + P * q];
+              for (int i = 0; i < P; ++i) {
+                double la = 0.0, lb = 0.0;
+                DG_UNROLL
+                for (int q = 0; q < P; ++q) {
+                  if ((i + q) % 2 == 1 && q < i) la += S[i * P + q] * D[q + P * ob];
+                  lb += S[ob * P + q] * D[i + P * q];
+                }
+                acc[i] += fn * des * D[i + P * ob] + es * (fa * la + fb * lb);
               }
-              acc[i] += fn * des * D[i + P * ob] + es * (fa * la + fb * lb);
             }
           }
         }
@@ -845,24 +856,28 @@ struct ModalPencilPath : Tensor<P, Q> {
     }
   };
 
-  /// Elements per team and threads of the pencil kernel (linear: the linear-velocity kernel):
-  /// on GPUs about 128 pencils (P^2 per element) per team, the threads rounded up to whole
-  /// warps; one element on CPUs.
-  static int pencil_elems(const KernelVariant& v, bool diffusion, bool linear = false) {
+  /// Elements per team and threads of the pencil kernel (linear: the linear-velocity kernel;
+  /// cartesian: the kernel for axis-aligned elements): on GPUs about 128 pencils (P^2 per
+  /// element) per team, the threads rounded up to whole warps; one element on CPUs.
+  static int pencil_elems(const KernelVariant& v, bool diffusion, bool linear = false,
+                          bool cartesian = false) {
     if (v.modal_elems > 0) return v.modal_elems;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Measured fastest (dgbench stage --modal-elems, docs/performance.md): on the H100 with
     // 1..8 elements, on the H200 with 0..5 for p = 4 (advection: 5 elements, unbounded) and
-    // with diffusion for p = 4..7 (p = 6: 2 elements, unbounded); the occupancy steps with
-    // registers and scratch make the best count uneven in p.
+    // with diffusion for p = 4..7 (general affine kernel: 5, 4, 2, 2 elements at p = 4..7;
+    // axis-aligned: 1, 3, 2, 1); the occupancy steps with registers and scratch make the best
+    // count uneven in p.
+    if (diffusion && cartesian && (P == 5 || P == 6 || P == 8)) return P == 6 ? 3 : 1;
     if (diffusion)
-      return P <= 2 ? 8 : (P == 3 ? 3 : (P == 4 ? 4 : (P == 6 ? 3 : (P == 7 ? 2 : 1))));
+      return P <= 2 ? 8 : (P == 3 ? 3 : (P == 4 || P == 6 ? 4 : (P == 5 ? 5 : (P <= 8 ? 2 : 1))));
     if (P <= 3) return P2 >= 128 ? 1 : 128 / P2;
     if (P == 5) return linear ? 1 : 5;
     return P == 4 ? 4 : (P == 6 ? 3 : (P == 7 ? 2 : 1));
 #else
     (void)diffusion;
     (void)linear;
+    (void)cartesian;
     return 1;
 #endif
   }
@@ -885,17 +900,18 @@ struct ModalPencilPath : Tensor<P, Q> {
 
   /// The variant's pencil_min_blocks (-1: the order's default, pencil_min_blocks_default);
   /// 0 where the order has no bounded kernels or on CPUs.
-  static int pencil_min_blocks(const KernelVariant& v, bool diffusion) {
+  static int pencil_min_blocks(const KernelVariant& v, bool diffusion, bool cartesian = false) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (P - 1 > pencil_bounds_max_order) return 0;
-    const int m =
-        v.pencil_min_blocks >= 0 ? v.pencil_min_blocks : pencil_min_blocks_default(diffusion);
+    const int m = v.pencil_min_blocks >= 0 ? v.pencil_min_blocks
+                                           : pencil_min_blocks_default(diffusion, cartesian);
     DG_VERIFY(m == 0 || m == 3 || m == 4 || m == 5 || m == 6 || m == 8,
               "pencil_min_blocks " << m << ": valid are 0, 3, 4, 5, 6, 8");
     return m;
 #else
     (void)v;
     (void)diffusion;
+    (void)cartesian;
     return 0;
 #endif
   }
@@ -909,38 +925,53 @@ struct ModalPencilPath : Tensor<P, Q> {
   /// cap of 96 spilled 144 bytes a thread (2.56e10 DOF-stages/s against 2.77e10 unbounded),
   /// and at p = 8 capped at 168 (not measured since). On the H200 (--modal-elems 0..5,
   /// docs/performance.md) advection at p = 4 with 5 elements per team and advection-diffusion
-  /// at p = 6 with 2 run fastest unbounded (1.02 to 1.04x the H100's settings there).
-  static constexpr int pencil_min_blocks_default(bool diffusion) {
+  /// at p = 6 with 2 run fastest unbounded (1.02 to 1.04x the H100's settings there); the
+  /// kernel for axis-aligned elements (cartesian) at p = 4 unbounded and at p = 7 with 5 teams
+  /// per SM (one element per team at both).
+  static constexpr int pencil_min_blocks_default(bool diffusion, bool cartesian = false) {
     if (!diffusion) return P == 5 ? 0 : 8;
+    if (cartesian && (P == 5 || P == 8)) return P == 5 ? 0 : 5;
     return P <= 4 || P == 6 || P == 7 ? 0 : (P == 5 ? 5 : (P <= 8 ? 4 : 3));
   }
 
   /// The pencil kernel with the variant's launch bounds. Where the order's default bounds
   /// leave no team that fits (e.g. the two element buffers of modal_batches > 1 at 8 teams per
   /// SM), the unbounded kernel runs instead; bounds asked for explicitly fail there.
+  /// With diffusion on axis-aligned elements (StageArgs::modal_cartesian) the CART kernel.
   template <bool DIFF>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
-    launch_bounded<DIFF>(a, pencil_min_blocks(a.variant, DIFF), traces_only, out);
+    const int m = pencil_min_blocks(a.variant, DIFF, a.modal_cartesian);
+    if constexpr (DIFF)
+      if (a.modal_cartesian) return launch_bounded<true, false, true, true>(a, m, traces_only, out);
+    launch_bounded<DIFF>(a, m, traces_only, out);
   }
 
   /// The launch with MINB = m teams per SM among the bounded kernels built (GPUs, p <=
-  /// pencil_bounds_max_order: 3, 4, 5, 6, 8; the linear-velocity kernel 5, 6, 8), else unbounded.
-  template <bool DIFF, bool LIN = false, bool REG = true>
+  /// pencil_bounds_max_order: 3, 4, 5, 6, 8; the linear-velocity kernel 5, 6, 8; the CART
+  /// kernel 4 and 5, the order defaults' bounds, the general kernel's for the others), else
+  /// unbounded.
+  template <bool DIFF, bool LIN = false, bool REG = true, bool CART = false>
   static void launch_bounded(const StageArgs& a, int m, bool traces_only, const View4& out) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= pencil_bounds_max_order) {
-      if constexpr (!LIN) {
-        if (m == 3) return launch_pencil<DIFF, 3>(a, traces_only, out);
-        if (m == 4) return launch_pencil<DIFF, 4>(a, traces_only, out);
+      if constexpr (CART) {
+        if (m == 4) return launch_pencil<DIFF, 4, LIN, REG, CART>(a, traces_only, out);
+        if (m == 5) return launch_pencil<DIFF, 5, LIN, REG, CART>(a, traces_only, out);
+        if (m != 0) return launch_bounded<DIFF, LIN, REG>(a, m, traces_only, out);
+      } else {
+        if constexpr (!LIN) {
+          if (m == 3) return launch_pencil<DIFF, 3>(a, traces_only, out);
+          if (m == 4) return launch_pencil<DIFF, 4>(a, traces_only, out);
+        }
+        if (m == 5) return launch_pencil<DIFF, 5, LIN, REG>(a, traces_only, out);
+        if (m == 6) return launch_pencil<DIFF, 6, LIN, REG>(a, traces_only, out);
+        if (m == 8) return launch_pencil<DIFF, 8, LIN, REG>(a, traces_only, out);
       }
-      if (m == 5) return launch_pencil<DIFF, 5, LIN, REG>(a, traces_only, out);
-      if (m == 6) return launch_pencil<DIFF, 6, LIN, REG>(a, traces_only, out);
-      if (m == 8) return launch_pencil<DIFF, 8, LIN, REG>(a, traces_only, out);
     }
 #else
     (void)m;
 #endif
-    launch_pencil<DIFF, 0, LIN, REG>(a, traces_only, out);
+    launch_pencil<DIFF, 0, LIN, REG, CART>(a, traces_only, out);
   }
 
   /// The kernel with a velocity affine in space (advection; StageArgs::modal_linear), on GPUs
@@ -977,22 +1008,23 @@ struct ModalPencilPath : Tensor<P, Q> {
 
   /// One launch with bounds MINB (the unbounded kernel where the order's default bounds leave
   /// no team size that fits this device).
-  template <bool DIFF, int MINB, bool LIN = false, bool REG = true>
+  template <bool DIFF, int MINB, bool LIN = false, bool REG = true, bool CART = false>
   static void launch_pencil(const StageArgs& a, bool traces_only, const View4& out) {
     using Pol = std::conditional_t<
         MINB == 0, TeamPolicy,
         Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<pencil_threads, MINB>>>;
     const int n = static_cast<int>(a.elems.extent(0));
-    using Kernel = ModalPencil<DIFF, LIN, REG>;
+    using Kernel = ModalPencil<DIFF, LIN, REG, CART>;
     const int batches = pencil_batches(a.variant);
-    int ne = pencil_elems(a.variant, DIFF, LIN);
+    int ne = pencil_elems(a.variant, DIFF, LIN, CART);
     auto bytes = [&](int m) { return sizeof(double) * Kernel::scratch_doubles(m, batches) + 256; };
-    // Fewer elements per team where they would not fit into the 48 KB of level-0 scratch (two
-    // element buffers) or, with F_0 in registers, not one thread per pencil into the team.
+    // Fewer elements per team where they would not fit into level-0 scratch (level0_max_bytes;
+    // two element buffers with several batches) or, with F_0 in registers, not one thread per
+    // pencil into the team.
     const int cap =
         a.variant.team_size > 0 ? a.variant.team_size : (MINB > 0 ? pencil_threads : 256);
     if (a.variant.modal_elems <= 0)
-      while (ne > 1 && (bytes(ne) > 48 * 1024 || (Kernel::LREG && ne * P2 > cap)))
+      while (ne > 1 && (bytes(ne) > level0_max_bytes || (Kernel::LREG && ne * P2 > cap)))
         --ne;
     DG_VERIFY(a.modal_rec.extent(0) == a.block->u.extent(0) &&
                   a.modal_words.extent(0) == a.block->u.extent(0),
@@ -1003,7 +1035,8 @@ struct ModalPencilPath : Tensor<P, Q> {
       k = modal_kernel<Kernel>(a, traces_only, out, ne);
       k.batches = batches;
       const int nb = (n + ne - 1) / ne;
-      return policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes(ne), k, threads);
+      return policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes(ne), k, threads,
+                                    level0_max_bytes);
     };
     Pol pol = configure(a.variant.team_size > 0 ? cap : std::min(cap, (ne * P2 + 31) / 32 * 32));
     if (Kernel::LREG && pol.team_size() >= P2 && pol.team_size() < ne * P2 &&
@@ -1014,7 +1047,7 @@ struct ModalPencilPath : Tensor<P, Q> {
     }
     if constexpr (MINB > 0)
       if (pol.team_size() < 1 && a.variant.pencil_min_blocks < 0)
-        return launch_pencil<DIFF, 0, LIN, REG>(a, traces_only, out);
+        return launch_pencil<DIFF, 0, LIN, REG, CART>(a, traces_only, out);
     DG_VERIFY(pol.team_size() >= 1, "pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
                                                           << "): no team size fits on this device");
     DG_VERIFY(!Kernel::LREG || pol.team_size() >= ne * P2,
