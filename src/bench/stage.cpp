@@ -91,6 +91,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_map_kernel = false;
   else if (var == "qpencil-both-sides")
     v.qpencil_upwind_sides = false;
+  else if (var == "qpencil-sync-loads")
+    v.qpencil_async_loads = false;
   else if (var == "modal-entry")
     v.modal_pencil = false;
   else if (var == "modal-linear-unmixed")
@@ -112,7 +114,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
         ": valid are fused, blocked, entry, recompute, separate, runtime, "
         "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
         "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
-        "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, modal, "
+        "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, "
+        "qpencil-sync-loads, modal, "
         "modal-entry, modal-linear-unmixed, "
         "modal-linear-scratch, modal-linear-registers, boundary-per-stage, modal-affine-general");
 }
@@ -156,7 +159,9 @@ int stage(Options& o) {
       "of their own / in the kernel of the modal right-hand side; default by physics), "
       "qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
-      "those the upwind flux takes), modal-linear-unmixed (a velocity affine in space: elements "
+      "those the upwind flux takes), qpencil-sync-loads (GPUs: the quadrature pencil path's "
+      "loads one after another, not as asynchronous copies), modal-linear-unmixed (a velocity "
+      "affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "
       "modal-linear-scratch / modal-linear-registers (a velocity affine in space on GPUs: the "
       "flux F_0 and the upwind face coefficients in team scratch / in registers and the "

@@ -192,6 +192,11 @@ struct KernelVariant {
   /// it (QuadraturePencilPath::Stage::collocated_passes; false: the modal right-hand side
   /// first, dgbench --variants qpencil-modal-rhs).
   bool qpencil_collocated = true;
+  /// ... on GPUs: a team's loads (the state, the own and the neighbours' modal face
+  /// coefficients) as asynchronous copies into team scratch, all in flight at once, the
+  /// neighbours' located through one word per face (false: plain loads, each coefficient's
+  /// type, neighbour and value one after another; dgbench --variants qpencil-sync-loads).
+  bool qpencil_async_loads = true;
   /// ... advection with per-point tables, CPU builds (fixed::face_side_selection): each face's
   /// passes take only the sides its upwind flux uses (the signs of (a . n) tabulated,
   /// StageArgs::qsides; false: both sides on every interior face, dgbench --variants

@@ -430,6 +430,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     Epilogue ep;
     PencilGeometry geometry = PencilGeometry::record;
     bool affine = false, traces_only = false;
+    /// GPUs: the loads as asynchronous copies (KernelVariant::qpencil_async_loads).
+    bool async_loads = true;
     /// Q = P without COLL: the collocated passes chosen at run time, in the kernel that holds
     /// the modal right-hand side as well (KernelVariant::qpencil_collocated_kernel = 0).
     bool collocated = false;
@@ -733,8 +735,20 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 #endif
     }
 
-    /// Loads of batch bi: states, geometry, and (stage) the neighbours' face coefficients.
+    /// Loads of batch bi: states, geometry, and (stage) the neighbours' face coefficients, all
+    /// complete for this thread on return (a team barrier then makes them the team's).
     KOKKOS_INLINE_FUNCTION void load(const TeamMember& team, double* base, int bi) const {
+      issue_loads(team, base, bi);
+      copy_wait();
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+      if (!DIFF && !traces_only && async_loads) flip_neighbours(team, base, bi);
+#endif
+    }
+
+    /// The loads of load(); on GPUs with async_loads the state and the face coefficients as
+    /// asynchronous copies (copy_async), all of a team's in flight at once, and the neighbours'
+    /// coefficients as stored (flip_neighbours applies the orientation's signs).
+    KOKKOS_INLINE_FUNCTION void issue_loads(const TeamMember& team, double* base, int bi) const {
       const int e0 = bi * ne, nl = batch(bi);
       if (team.team_rank() == 0 && !traces_only) prefetch_neighbours(bi + 1);
 #if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
@@ -747,7 +761,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 #else
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
         const int k = idx / P3, m = idx % P3;
-        base[k * ED + OU + m] = u(elem(e0 + k), m);
+        if (async_loads)
+          copy_async<level0<DIFF>>(base + k * ED + OU + m, &u(elem(e0 + k), m));
+        else
+          base[k * ED + OU + m] = u(elem(e0 + k), m);
       });
 #endif
       // The traces with diffusion take J^-1 n at the face points: the map's coefficients too.
@@ -825,6 +842,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         }
       }
 #else
+      if (async_loads) return issue_face_coefficients(team, base, bi);
       // GPUs: one thread per coefficient, both sides of every face (face_side_selection).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
@@ -845,6 +863,67 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
 #endif
     }
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    /// Advection on GPUs, async_loads: the own and the neighbours' modal face coefficients of
+    /// batch bi as asynchronous copies into FC/FN, one thread per coefficient. First each face's
+    /// neighbour word (neighbour_word: its type, neighbour, face and orientation read together,
+    /// one load latency) into A, free until pass 1, then a barrier: the copies of every
+    /// coefficient go in flight at once instead of each waiting on the type, then the
+    /// neighbour, then its coefficient (three dependent loads a coefficient). The copies run
+    /// in the thread order flip_neighbours repeats.
+    KOKKOS_INLINE_FUNCTION void issue_face_coefficients(const TeamMember& team, double* base,
+                                                        int bi) const {
+      const int e0 = bi * ne, nl = batch(bi);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6), [&](int idx) {
+        const int k = idx / 6, f = idx % 6, e = elem(e0 + k);
+        const int type = ftype(e, f), nb = nbr(e, f), nf = nbr_face(e, f), o = orient(e, f);
+        long long w = 0;
+        if (type == face_local || type == face_ghost) { // trace and ghost hold max(P^2, Q^2)
+          const long long per_face =
+              type == face_ghost ? static_cast<long long>(ghost.extent(1)) * ghost.extent(2)
+                                 : static_cast<long long>(trace.extent(2)) * trace.extent(3);
+          w = neighbour_word(type, nb, nf, o, per_face);
+        }
+        words(base, k)[f] = w;
+      });
+      team.team_barrier();
+      const int n = nl * 6 * P2;
+      for (int idx = team.team_rank(); idx < n; idx += team.team_size()) {
+        const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
+        double* F = base + k * ED + OF + f * P2 + ab;
+        copy_async<level0<DIFF>>(F, &trace(e, f, ab, 0));
+        const long long w = words(base, k)[f];
+        if (!((w >> word_present) & 1)) {
+          F[6 * P2] = 0.0;
+          continue;
+        }
+        const bool g = (w >> word_ghost) & 1;
+        const long long nc = g ? ghost.extent(2) : trace.extent(3);
+        const double* src = (g ? ghost.data() : trace.data()) + (w & word_offset_mask) +
+                            nc * neighbour_coefficient(w, ab % P, ab / P, P);
+        copy_async<level0<DIFF>>(F + 6 * P2, src);
+      }
+    }
+
+    /// ... once this thread's copies are complete: the signs of the neighbours' coefficients
+    /// its copies brought (the same thread order).
+    KOKKOS_INLINE_FUNCTION void flip_neighbours(const TeamMember& team, double* base,
+                                                int bi) const {
+      const int n = batch(bi) * 6 * P2;
+      for (int idx = team.team_rank(); idx < n; idx += team.team_size()) {
+        const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2;
+        const long long w = words(base, k)[f];
+        if (((w >> word_present) & 1) && neighbour_flip(w, ab % P, ab / P))
+          base[k * ED + OF + 6 * P2 + f * P2 + ab] *= -1.0;
+      }
+    }
+
+    /// The six neighbour words of element k of the batch (issue_face_coefficients), in A.
+    KOKKOS_FORCEINLINE_FUNCTION static long long* words(double* base, int k) {
+      return reinterpret_cast<long long*>(base + k * ED + OA);
+    }
+#endif
 
     /// Own modal face coefficients of pencil (i, j) of U in all six directions' pairs, against E
     /// (FC, face f at f P^2) and with diffusion against dE (at 6 P^2 + f P^2).
@@ -1609,6 +1688,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.geometry = a.qgeometry;
     k.affine = b.affine;
     k.traces_only = traces_only;
+    k.async_loads = a.variant.qpencil_async_loads;
     // The collocated passes as a branch of this kernel: Q = P on non-affine elements where
     // launch_as did not choose their own kernel (COLL).
     k.collocated = !COLL && Q == P && !b.affine && a.variant.qpencil_collocated;
