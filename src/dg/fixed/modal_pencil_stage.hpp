@@ -445,10 +445,7 @@ struct ModalPencilPath : Tensor<P, Q> {
     /// The neighbour's trace (coefficient 0) that the neighbour word w points to: in bmodal
     /// (boundary data), ghost or trace.
     KOKKOS_FORCEINLINE_FUNCTION const double* neighbour_source(long long w) const {
-      const double* src = ((w >> word_data) & 1)
-                              ? bmodal.data()
-                              : (((w >> word_ghost) & 1) ? ghost.data() : trace.data());
-      return src + (w & word_offset_mask);
+      return word_source(w, trace.data(), ghost.data(), bmodal.data());
     }
 
     /// CPUs: asks the cache for batch bi's states, registers and the neighbour traces it reads

@@ -102,6 +102,14 @@ KOKKOS_INLINE_FUNCTION bool neighbour_flip(long long w, int a, int b) {
   return (((w >> word_sign_a) & a) ^ ((w >> word_sign_b) & b)) & 1;
 }
 
+/// The neighbour's trace (coefficient 0) that word w points to: in the boundary data `data`
+/// (words with word_data), ghost or trace.
+KOKKOS_INLINE_FUNCTION const double* word_source(long long w, const double* trace,
+                                                 const double* ghost, const double* data) {
+  const double* src = ((w >> word_data) & 1) ? data : (((w >> word_ghost) & 1) ? ghost : trace);
+  return src + (w & word_offset_mask);
+}
+
 /// ... of a boundary face with data in slot `slot` (bface modal coefficients per slot).
 KOKKOS_INLINE_FUNCTION long long data_word(int slot, long long bface) {
   return static_cast<long long>(slot) * bface | (1LL << word_present) | (1LL << word_data);

@@ -898,9 +898,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           F[6 * P2] = 0.0;
           continue;
         }
-        const bool g = (w >> word_ghost) & 1;
-        const long long nc = g ? ghost.extent(2) : trace.extent(3);
-        const double* src = (g ? ghost.data() : trace.data()) + (w & word_offset_mask) +
+        const long long nc = (w >> word_ghost) & 1 ? ghost.extent(2) : trace.extent(3);
+        const double* src = word_source(w, trace.data(), ghost.data(), nullptr) +
                             nc * neighbour_coefficient(w, ab % P, ab / P, P);
         copy_async<level0<DIFF>>(F + 6 * P2, src);
       }
