@@ -456,9 +456,12 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
   const int nv = b.nvol, nf = b.nface, Q = b.Q, gorder = b.gorder;
   const bool diffusion = pde.diffusion.nu > 0.0;
   const int nk = diffusion ? 10 : 4;
-  qvol = qvol_component_major ? View3("dg::qpencil::qvol", b.nelem, nk, nv)
-                              : View3("dg::qpencil::qvol", b.nelem, nv, nk);
-  qface = View4("dg::qpencil::qface", b.nelem, 6, nf, diffusion ? 6 : 1);
+  const int nfk = diffusion ? 6 : 1;
+  const bool to = qtables_thread_order(b.P, Q, diffusion);
+  qvol = qtables_component_major ? View3("dg::qpencil::qvol", b.nelem, nk, nv)
+                                 : View3("dg::qpencil::qvol", b.nelem, nv, nk);
+  qface = to ? View4("dg::qpencil::qface", b.nelem, nfk, Q, 6 * Q)
+             : View4("dg::qpencil::qface", b.nelem, 6, nf, nfk);
   qsides = diffusion ? IView1() : IView1("dg::qpencil::qsides", b.nelem);
   const IView1 qs = qsides;
   const View3 vgeo = b.vgeo, avol = b.avol, aface = b.aface, nuface = b.nuface;
@@ -482,7 +485,7 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
       "dg::qpencil::tables", Kokkos::RangePolicy<ExecSpace>(0, b.nelem),
       KOKKOS_LAMBDA(const int e) {
         for (int pt = 0; pt < nv; ++pt) {
-          const int gp = affine ? 0 : pt;
+          const int gp = affine ? 0 : pt, a = pt % Q, bb = (pt / Q) % Q, c = pt / (Q * Q);
           double A[9], C[3];
           for (int k = 0; k < 9; ++k)
             A[k] = vgeo(e, gp, k);
@@ -495,31 +498,31 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
               C);
           const double det = vgeo(e, gp, 9);
           for (int d = 0; d < 3; ++d)
-            qvol_at(qv, e, d, pt) = C[d];
-          qvol_at(qv, e, 3, pt) = 1.0 / det;
+            qvol_at(qv, e, d, a, bb, c, Q, to) = C[d];
+          qvol_at(qv, e, 3, a, bb, c, Q, to) = 1.0 / det;
           if (diffusion) { // G = nu adj(J) adj(J)^T / |J| (G00, G01, G02, G11, G12, G22)
             const double s = (nu_field ? nuvol(e, pt) : nu) / det;
             int m = 4;
             for (int d = 0; d < 3; ++d)
               for (int d2 = d; d2 < 3; ++d2)
-                qvol_at(qv, e, m++, pt) = s * adjugate_gram(A, d, d2);
+                qvol_at(qv, e, m++, a, bb, c, Q, to) = s * adjugate_gram(A, d, d2);
           }
         }
         int sides = 0;
         for (int f = 0; f < 6; ++f)
           for (int pt = 0; pt < nf; ++pt) {
-            const int gp = affine ? 0 : pt;
+            const int gp = affine ? 0 : pt, al = pt % Q, be = pt / Q;
             const double an = fpts.normal_velocity(q, aface, e, f, pt);
             if (!diffusion) {
               const double c = an * fgeo(e, f, gp, 3);
-              qf(e, f, pt, 0) = c;
+              qface_at(qf, e, f, 0, al, be, Q, to) = c;
               sides |= ((c > 0.0 ? 1 : 0) | (c < 0.0 ? 2 : 0)) << (2 * f);
               continue;
             }
-            qf(e, f, pt, 0) = an;
+            qface_at(qf, e, f, 0, al, be, Q, to) = an;
             for (int k = 1; k < 5; ++k) // dS, J^-1 n
-              qf(e, f, pt, k) = fgeo(e, f, gp, k + 2);
-            qf(e, f, pt, 5) = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
+              qface_at(qf, e, f, k, al, be, Q, to) = fgeo(e, f, gp, k + 2);
+            qface_at(qf, e, f, 5, al, be, Q, to) = nuface.extent(0) > 0 ? nuface(e, f, pt) : nu;
           }
         if (!diffusion) qs(e) = sides;
       });

@@ -50,22 +50,43 @@ inline constexpr bool diffusion_map = false;
 inline constexpr bool diffusion_map = true;
 #endif
 
-/// The layout of the quadrature pencil path's volume table qvol: component-major on GPUs,
-/// qvol(e, k, point), so that a pass's threads (a pencil each) read entries Q apart or side by
-/// side rather than a record of 4 (diffusion 10) doubles apart (H100: 1.03 to 1.25x); point-major
-/// on CPUs, qvol(e, point, k), where one core runs a pencil's points one after another
-/// (component-major: 0.94 to 0.99x on one core; docs/performance.md).
+/// The layout of the quadrature pencil path's tables qvol and qface. qvol: component-major on
+/// GPUs, qvol(e, k, point), so that a pass's threads (a pencil each) read entries Q apart or
+/// side by side rather than a record of 4 (diffusion 10) doubles apart (H100: 1.03 to 1.25x);
+/// point-major on CPUs, qvol(e, point, k), where one core runs a pencil's points one after
+/// another (component-major: 0.94 to 0.99x on one core; docs/performance.md). qface: a record
+/// per point, qface(e, f, point, k).
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-inline constexpr bool qvol_component_major = true;
+inline constexpr bool qtables_component_major = true;
 #else
-inline constexpr bool qvol_component_major = false;
+inline constexpr bool qtables_component_major = false;
 #endif
-/// Component k at volume point pt of element e of qvol (qvol_component_major).
-KOKKOS_FORCEINLINE_FUNCTION double& qvol_at(const View3& qvol, int e, int k, int pt) {
-  if constexpr (qvol_component_major)
-    return qvol(e, k, pt);
+/// ... on GPUs with diffusion at q = p + 1 from p = 7 in the order in which a pass's threads
+/// read them side by side, so that a warp's load takes 8 sectors instead of 32: qvol(e, k, b +
+/// Q c + Q^2 a) (thread (b, c) of the x-pass, points a in turn; 1/|J|, which the collocated
+/// z-pass reads, in point order) and qface(e, k, al, f Q + be) (thread (f, be) of a face pass).
+/// Measured on the H200 (whole runs, docs/performance.md): 1.13x at p = 7, where one element
+/// runs per team at 12.5% occupancy; 0.95 to 1.02x at p = 3..6, and 0.91 to 0.94x for
+/// advection, whose point loops hold a pencil's loads in flight at once.
+KOKKOS_INLINE_FUNCTION constexpr bool qtables_thread_order(int P, int Q, bool diffusion) {
+  return qtables_component_major && diffusion && Q == P && P >= 8;
+}
+/// Component k at volume point (a, b, c) of element e of qvol (Q points per direction;
+/// thread_order: qtables_thread_order).
+KOKKOS_FORCEINLINE_FUNCTION double& qvol_at(const View3& qvol, int e, int k, int a, int b, int c,
+                                            int Q, bool thread_order) {
+  if constexpr (qtables_component_major)
+    return qvol(e, k, thread_order && k != 3 ? b + Q * (c + Q * a) : a + Q * (b + Q * c));
   else
-    return qvol(e, pt, k);
+    return qvol(e, a + Q * (b + Q * c), k);
+}
+/// Component k at point (al, be) of face f of element e of qface.
+KOKKOS_FORCEINLINE_FUNCTION double& qface_at(const View4& qface, int e, int f, int k, int al,
+                                             int be, int Q, bool thread_order) {
+  if (thread_order)
+    return qface(e, k, al, f * Q + be);
+  else
+    return qface(e, f, al + Q * be, k);
 }
 
 /// Geometry of the quadrature pencil path (quadrature_pencil_stage.hpp): one record per affine

@@ -35,10 +35,11 @@
 //   trilinear  the 8 vertices as the 8 coefficients of the trilinear map; at each point the
 //              Jacobian's columns, adj(J) rows as their cross products, |J| (about 60 flops);
 //   stored     component k < 4 of qvol at each volume point (qvol_at: component-major on
-//              GPUs, point-major on CPUs): C and 1/|J|; qface(e, f, point, 0) = (a . n) dS
+//              GPUs, point-major on CPUs; qtables_thread_order): C and 1/|J|; component 0
+//              of qface at each face point (qface_at) = (a . n) dS
 //              (trilinear elements on CPUs, curved elements, velocity fields); with
 //              diffusion k < 10 adds G (6: G00, G01, G02, G11, G12, G22) and
-//              qface(e, f, point, 6) = a . n, dS, J^-1 n, nu; with diffusion, a constant
+//              the 6 components of qface a . n, dS, J^-1 n, nu; with diffusion, a constant
 //              velocity and diffusivity the trilinear geometry takes these from the map at each
 //              point instead (diffusion_face; KernelVariant::qpencil_recompute);
 //   trilinear_pencil  the map's coefficients as trilinear, no tables (a constant velocity on
@@ -407,6 +408,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     static_assert(!COLL || Q == P, "the collocated passes need Q = P");
     static_assert(!MAP || !DIFF, "the map along each pencil is for advection");
     using L = Layout<DIFF>;
+    /// The tables in the threads' order (qtables_thread_order).
+    static constexpr bool TO = qtables_thread_order(P, Q, DIFF);
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
                          OU = L::OU, OH = L::OH, ED = L::ED;
     View2 u, reg; // the epilogue (ep) carries the store-mode output
@@ -522,11 +525,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       } else {
         DG_UNROLL
         for (int a = 0; a < Q; ++a) {
-          const int pt = a + Q * b + Q2 * c;
           const double w = tb.w[a] * wbc;
-          C0[a] = w * qvol_at(qvol, e, 0, pt);
-          C1[a] = w * qvol_at(qvol, e, 1, pt);
-          C2[a] = w * qvol_at(qvol, e, 2, pt);
+          C0[a] = w * qvol_at(qvol, e, 0, a, b, c, Q, TO);
+          C1[a] = w * qvol_at(qvol, e, 1, a, b, c, Q, TO);
+          C2[a] = w * qvol_at(qvol, e, 2, a, b, c, Q, TO);
         }
       }
     }
@@ -539,7 +541,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
         return 1.0 / triple(Js, Jt, Jr);
       }
-      return qvol_at(qvol, e, 3, a + Q * b + Q2 * c);
+      return qvol_at(qvol, e, 3, a, b, c, Q, TO);
     }
     /// 1/|J| at the Q volume points of the pencil along reference direction D whose other two
     /// point indices, in order, are i and j.
@@ -626,6 +628,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         g[5] = nu;
         return g;
       }
+      if constexpr (TO) {
+        DG_UNROLL
+        for (int k = 0; k < 6; ++k)
+          g[k] = qface_at(qface, e, f, k, al, be, Q, TO);
+        return g;
+      }
       return &qface(e, f, al + Q * be, 0);
     }
 
@@ -633,7 +641,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
       if (geo() == PencilGeometry::record) return G[4 + f];
-      if (geo() == PencilGeometry::stored) return qface(e, f, al + Q * be, 0);
+      if (geo() == PencilGeometry::stored) return qface_at(qface, e, f, 0, al, be, Q, TO);
       return mapped_normal_velocity(G, f, tb.x[al], tb.x[be]);
     }
     /// (a . n) dS at the face coordinates (x, y) of face f from the trilinear map.
@@ -997,10 +1005,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           for (int d2 = d; d2 < 3; ++d2)
             g[m++] = sd * adjugate_gram(A, d, d2);
       } else {
-        const int pt = a + Q * b + Q2 * c;
         DG_UNROLL
         for (int m = 0; m < 10; ++m)
-          g[m] = qvol_at(qvol, e, m, pt);
+          g[m] = qvol_at(qvol, e, m, a, b, c, Q, TO);
       }
       const double w = tb.w[a] * wbc;
       f0 = w * (g[0] * s - (g[4] * sr + g[5] * ss + g[6] * st));
