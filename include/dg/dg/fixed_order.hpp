@@ -65,7 +65,7 @@ inline constexpr bool qtables_component_major = false;
 /// read them side by side, so that a warp's load takes 8 sectors instead of 32: qvol(e, k, b +
 /// Q c + Q^2 a) (thread (b, c) of the x-pass, points a in turn; 1/|J|, which the collocated
 /// z-pass reads, in point order) and qface(e, k, al, f Q + be) (thread (f, be) of a face pass).
-/// Measured on the H200 (whole runs, docs/performance.md): 1.13x at p = 7, where one element
+/// Measured on the H200 (whole runs, docs/performance.md): 1.12x at p = 7, where one element
 /// runs per team at 12.5% occupancy; 0.95 to 1.02x at p = 3..6, and 0.91 to 0.94x for
 /// advection, whose point loops hold a pencil's loads in flight at once.
 KOKKOS_INLINE_FUNCTION constexpr bool qtables_thread_order(int P, int Q, bool diffusion) {
