@@ -86,19 +86,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   using typename T::Tables;
 
   /// Element scratch of Stage<DIFF>: G (24: geometry); SD (advection on CPUs, side_list: each
-  /// face's sides, their count and list, 20 of 32 doubles); F:
-  /// advection FC/FN (own and neighbour's face coefficients, 12 P^2; then the first face inner
-  /// products, 6 P Q), diffusion FC (own face coefficients against E and dE, 12 P^2; then three
-  /// first face inner products, 18 P Q); S: advection face values along b, own and neighbour's (12
-  /// P Q; then the face inner products, 6 P^2), diffusion E B, E D, dE B along b (18 P Q; then the
-  /// face inner products against E and dE, 12 P^2); A (z-backward: 1, diffusion 2 of P^2 Q; then
-  /// the y-inner products 2 P^2 Q); BQ (U, then the x-backward input P Q^2, then in place the
-  /// x-inner products against D); H (diffusion: the derivatives' x-backward inputs 2 P Q^2; the
-  /// other two x-inner products 2 P Q^2, then R). p = 5: 20.6 KB (CPUs, with SD: 20.9 KB), with
-  /// diffusion 26.6 KB; p = 7: 40.8 KB (41.1 KB), with diffusion 50.2 KB (beyond level 0:
-  /// global-memory scratch; at q = p + 1 42.9 KB, level 0). Pencils of P values that neighbouring
-  /// threads read or write side by side (BQ, H, the face values) are PP apart, P + 1 where P is
-  /// even, so that they fall on different shared-memory banks.
+  /// face's sides, their count and list, 20 of 32 doubles); F: advection FC/FN (own and
+  /// neighbour's face coefficients, 12 P^2; then the first face inner products, 6 P Q),
+  /// diffusion FC (own face coefficients against E and dE, 12 P^2; then the face inner products
+  /// against E and dE, 12 P^2); S: advection face values along b, own and neighbour's (12 P Q;
+  /// then the face inner products, 6 P^2), diffusion E B, E D, dE B along b (18 P Q; then in
+  /// place the three first face inner products, Stage's OR); A (z-backward: 1, diffusion 2 of
+  /// P^2 Q; then the y-inner products 2 P^2 Q); BQ (U, then the x-backward input P Q^2, then in
+  /// place the x-inner products against D); H (diffusion: the derivatives' x-backward inputs 2 P
+  /// Q^2; the other two x-inner products 2 P Q^2, then R). With the tables (STAB), one element
+  /// at q = p + 2 on GPUs: p = 5 20.7 KiB (CPUs, with B, D and SD: 21.6 KiB), with diffusion 23.0
+  /// KiB; p = 7 40.5 KiB, with diffusion 44.3 KiB (38.4 KiB at q = p + 1), all level 0. Pencils of
+  /// P values that neighbouring threads read or write side by side (BQ, H, the face values) are
+  /// PP apart, P + 1 where P is even, so that they fall on different shared-memory banks.
   static constexpr int PP = P % 2 == 0 ? P + 1 : P;
   static constexpr int max(int a, int b) { return a > b ? a : b; }
   /// U shares BQ: read in pass 1 only (then BQ is written), it takes the updated state in the
@@ -106,23 +106,45 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   template <bool DIFF>
   struct Layout {
     static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
-                         OS = OF + (DIFF ? max(12 * P2, 18 * PP * Q) : max(12 * P2, 6 * PP * Q)),
+                         OS = OF + (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q)),
                          OA = OS + (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2)),
                          OB = OA + 2 * P2 * Q, OU = OB, OH = OB + max(PP * Q2, P3),
                          ED = OH + max(2 * PP * Q2, P3);
   };
 
+  /// The 1-D tables in team scratch (load_scratch_tables): on GPUs (constant_tables) E, dE,
+  /// the weights and the points only, the entries a thread's own pencil indexes; B and D come
+  /// from the constant bank.
+  static constexpr int STAB = constant_tables ? 4 * P + 2 * Q : TAB;
+  KOKKOS_INLINE_FUNCTION static Tables load_scratch_tables(const TeamMember& team, double* s,
+                                                           const BasisTables& t, const View1& pts) {
+    if constexpr (!constant_tables) {
+      return load_tables(team, s, t, pts);
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * P), [&](int k) {
+        s[k] = t.E.data()[k];
+        s[2 * P + k] = t.dE.data()[k];
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q), [&](int k) {
+        s[4 * P + k] = t.w(k);
+        s[4 * P + Q + k] = pts.extent(0) > 0 ? pts(k) : 0.0;
+      });
+      team.team_barrier();
+      return Tables{nullptr, nullptr, s, s + 2 * P, s + 4 * P, s + 4 * P + Q};
+    }
+  }
+
   template <bool DIFF>
   KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
-    return TAB + ne * Layout<DIFF>::ED;
+    return STAB + ne * Layout<DIFF>::ED;
   }
   template <bool DIFF>
   static constexpr size_t scratch_bytes(int ne) {
     return sizeof(double) * scratch_doubles<DIFF>(ne) + 256;
   }
   /// Team scratch at level 0 (shared memory) whenever one element fits (level0_max_bytes: p <= 7
-  /// at q = p + 2, advection). Known at compile time, so that the kernel addresses it as shared
-  /// memory (shared_space: LDS/STS) and not through generic pointers.
+  /// at both q, with diffusion as well). Known at compile time, so that the kernel addresses it as
+  /// shared memory (shared_space: LDS/STS) and not through generic pointers.
   template <bool DIFF>
   static constexpr bool level0 = scratch_bytes<DIFF>(1) <= level0_max_bytes;
 
@@ -412,6 +434,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     static constexpr bool TO = qtables_thread_order(P, Q, DIFF);
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
                          OU = L::OU, OH = L::OH, ED = L::ED;
+    /// Where pass 3 leaves the face fluxes (OR) and pass 4 the face inner products (OT): with
+    /// diffusion the fluxes in place of the face values along b (each face row's task reads its
+    /// row before it writes it) and the inner products in F, free after pass 2 (Layout).
+    static constexpr int OR = DIFF ? OS : OF, OT = DIFF ? OF : OS;
     View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 verts, vgeo, ghost;
     View4 fgeo, trace, trace_out;
@@ -1080,7 +1106,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           face_flux(type, g[0], g[5], geo, tb.w[al] * tb.w[be], tau_f * g[5], d, ta, tbd, uin, gin,
                     uout, gout, boundary ? bdata(nb, pt) : 0.0, out);
           if constexpr (C) {
-            double* FR = S + OF + f * PP * Q + PP * be;
+            double* FR = S + OR + f * PP * Q + PP * be;
             FR[al] = out[0];
             FR[6 * PP * Q + al] = out[3];
             FR[12 * PP * Q + al] = out[1];
@@ -1097,7 +1123,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             }
           }
         });
-        double* FR = S + OF + f * PP * Q + PP * be;
+        double* FR = S + OR + f * PP * Q + PP * be;
         if constexpr (C) {
           double x[Q];
           DG_UNROLL
@@ -1129,7 +1155,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double* S = base + k * ED;
           double phi[Q];
           upwind_fluxes(tb, S, e, f, be, phi);
-          double* FR = S + OF + f * PP * Q + PP * be;
+          double* FR = S + OR + f * PP * Q + PP * be;
           if constexpr (C) {
             DG_UNROLL
             for (int al = 0; al < Q; ++al)
@@ -1210,7 +1236,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           sym_modes<1, Q, P>(tb.D, ka, [&](int l, double x) { r[l] += x; });
         }
         if (VOLUME) {
-          const double* FT = S + OS; // face inner products, (a, b) per face
+          const double* FT = S + OT; // face inner products, (a, b) per face
           const double* E0 = tb.E;
           const double* E1 = tb.E + P;
           // Indexed by the thread's pencil: from team scratch.
@@ -1259,9 +1285,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles<DIFF>(ne)));
       if constexpr (level0<DIFF>) scratch = shared_space(scratch);
       // ts: the tables in team scratch; tb: B, D, E from the constant bank where that applies.
-      const Tables ts = load_tables(team, scratch, tables, points);
+      const Tables ts = load_scratch_tables(team, scratch, tables, points);
       const Tables tb = constant_tables ? Tables{ct.B, ct.D, ct.E, ct.dE, ts.w, ts.x} : ts;
-      double* base = scratch + TAB;
+      double* base = scratch + STAB;
       const int bi = team.league_rank(), e0 = bi * ne, nl = batch(bi);
       load(team, base, bi);
       team.team_barrier();
@@ -1382,15 +1408,15 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
           const int k = idx / (6 * P), f = (idx / P) % 6, a = idx % P;
           double* S = base + k * ED;
-          const double* r0 = S + OF + f * PP * Q + a;
-          double* T = S + OS + f * P2 + a;
+          const double* r0 = S + OR + f * PP * Q + a;
+          double* T = S + OT + f * P2 + a;
           to_modes_bd(tb.B, tb.D, r0, r0 + 6 * PP * Q, r0 + 12 * PP * Q, PP, T, T + 6 * P2, P);
         });
       } else {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P), [&](int idx) {
           const int k = idx / (6 * P), f = (idx / P) % 6, a = idx % P;
           double* S = base + k * ED;
-          to_modes(tb.B, S + OF + f * PP * Q + a, PP, S + OS + f * P2 + a, P);
+          to_modes(tb.B, S + OR + f * PP * Q + a, PP, S + OT + f * P2 + a, P);
         });
       }
       team.team_barrier();
@@ -1489,7 +1515,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       if constexpr (DIFF) { // FR0(al, be) += sum_be' DW(be, be') FR3(al, be'), one column each
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
           const int k = idx / (6 * Q), f = (idx / Q) % 6, al = idx % Q;
-          double* FR = base + k * ED + OF + f * PP * Q + al;
+          double* FR = base + k * ED + OR + f * PP * Q + al;
           double x[Q];
           DG_UNROLL
           for (int be = 0; be < Q; ++be)
@@ -1504,7 +1530,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         double* S = base + k * ED;
         const double* F2 = S + OH + PP * Q2 + a + PP * b; // F_2(a, b, c) = F2[PP Q c]
         const double* N = S + OB + a + PP * b;
-        const double* FR = S + OF; // face f's flux at (al, be): FR[f PP Q + PP be + al]
+        const double* FR = S + OR; // face f's flux at (al, be): FR[f PP Q + PP be + al]
         double x[Q];
         DG_UNROLL
         for (int c = 0; c < Q; ++c)
