@@ -92,24 +92,26 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// against E and dE, 12 P^2); S: advection face values along b, own and neighbour's (12 P Q;
   /// then the face inner products, 6 P^2), diffusion E B, E D, dE B along b (18 P Q; then in
   /// place the three first face inner products, Stage's OR); A (z-backward: 1, diffusion 2 of
-  /// P^2 Q; then the y-inner products 2 P^2 Q); BQ (U, then the x-backward input P Q^2, then in
-  /// place the x-inner products against D); H (diffusion: the derivatives' x-backward inputs 2 P
-  /// Q^2; the other two x-inner products 2 P Q^2, then R). With the tables (STAB), one element
-  /// at q = p + 2 on GPUs: p = 5 20.7 KiB (CPUs, with B, D and SD: 21.6 KiB), with diffusion 23.0
-  /// KiB; p = 7 40.5 KiB, with diffusion 44.3 KiB (38.4 KiB at q = p + 1), all level 0. Pencils of
-  /// P values that neighbouring threads read or write side by side (BQ, H, the face values) are
-  /// PP apart, P + 1 where P is even, so that they fall on different shared-memory banks.
+  /// P^2 Q; then the y-inner products 2 P^2 Q; in the collocated passes' own kernel without
+  /// diffusion (COLL) max(P^2 Q, P Q^2): the z-backward, then the z-inner products); BQ (U, then
+  /// the x-backward input P Q^2, then in place the x-inner products against D); H (diffusion: the
+  /// derivatives' x-backward inputs 2 P Q^2; the other two x-inner products 2 P Q^2, then R).
+  /// One element with the tables (STAB) at q = p + 2 on GPUs: p = 5 20.7 KiB (CPUs, with B, D
+  /// and SD: 21.6 KiB), with diffusion 23.0 KiB; p = 7 40.5 KiB, with diffusion 44.3 KiB (at
+  /// q = p + 1 38.4 KiB), all level 0. Pencils of P values that neighbouring threads read or
+  /// write side by side (BQ, H, the face values) are PP apart, P + 1 where P is even, so that
+  /// they fall on different shared-memory banks.
   static constexpr int PP = P % 2 == 0 ? P + 1 : P;
   static constexpr int max(int a, int b) { return a > b ? a : b; }
   /// U shares BQ: read in pass 1 only (then BQ is written), it takes the updated state in the
   /// last pass (BQ is free then) for the emitted traces; the old state comes from u.
-  template <bool DIFF>
+  template <bool DIFF, bool COLL = false>
   struct Layout {
     static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
                          OS = OF + (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q)),
                          OA = OS + (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2)),
-                         OB = OA + 2 * P2 * Q, OU = OB, OH = OB + max(PP * Q2, P3),
-                         ED = OH + max(2 * PP * Q2, P3);
+                         OB = OA + (COLL && !DIFF ? max(P2 * Q, P*Q2) : 2 * P2 * Q), OU = OB,
+                         OH = OB + max(PP * Q2, P3), ED = OH + max(2 * PP * Q2, P3);
   };
 
   /// The 1-D tables in team scratch (load_scratch_tables): on GPUs (constant_tables) E, dE,
@@ -134,19 +136,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
   }
 
-  template <bool DIFF>
+  template <bool DIFF, bool COLL = false>
   KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
-    return STAB + ne * Layout<DIFF>::ED;
+    return STAB + ne * Layout<DIFF, COLL>::ED;
   }
-  template <bool DIFF>
+  template <bool DIFF, bool COLL = false>
   static constexpr size_t scratch_bytes(int ne) {
-    return sizeof(double) * scratch_doubles<DIFF>(ne) + 256;
+    return sizeof(double) * scratch_doubles<DIFF, COLL>(ne) + 256;
   }
   /// Team scratch at level 0 (shared memory) whenever one element fits (level0_max_bytes: p <= 7
   /// at both q, with diffusion as well). Known at compile time, so that the kernel addresses it as
   /// shared memory (shared_space: LDS/STS) and not through generic pointers.
-  template <bool DIFF>
-  static constexpr bool level0 = scratch_bytes<DIFF>(1) <= level0_max_bytes;
+  template <bool DIFF, bool COLL = false>
+  static constexpr bool level0 = scratch_bytes<DIFF, COLL>(1) <= level0_max_bytes;
 
   /// The modal face coefficients of faces 2d, 2d + 1 of pencil (a, b) along direction d of U.
   template <int D>
@@ -429,7 +431,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   struct Stage {
     static_assert(!COLL || Q == P, "the collocated passes need Q = P");
     static_assert(!MAP || !DIFF, "the map along each pencil is for advection");
-    using L = Layout<DIFF>;
+    using L = Layout<DIFF, COLL>;
     /// The tables in the threads' order (qtables_thread_order).
     static constexpr bool TO = qtables_thread_order(P, Q, DIFF);
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
@@ -796,7 +798,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
         const int k = idx / P3, m = idx % P3;
         if (async_loads)
-          copy_async<level0<DIFF>>(base + k * ED + OU + m, &u(elem(e0 + k), m));
+          copy_async<level0<DIFF, COLL>>(base + k * ED + OU + m, &u(elem(e0 + k), m));
         else
           base[k * ED + OU + m] = u(elem(e0 + k), m);
       });
@@ -926,7 +928,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       for (int idx = team.team_rank(); idx < n; idx += team.team_size()) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
         double* F = base + k * ED + OF + f * P2 + ab;
-        copy_async<level0<DIFF>>(F, &trace(e, f, ab, 0));
+        copy_async<level0<DIFF, COLL>>(F, &trace(e, f, ab, 0));
         const long long w = words(base, k)[f];
         if (!((w >> word_present) & 1)) {
           F[6 * P2] = 0.0;
@@ -935,7 +937,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const long long nc = (w >> word_ghost) & 1 ? ghost.extent(2) : trace.extent(3);
         const double* src = word_source(w, trace.data(), ghost.data(), nullptr) +
                             nc * neighbour_coefficient(w, ab % P, ab / P, P);
-        copy_async<level0<DIFF>>(F + 6 * P2, src);
+        copy_async<level0<DIFF, COLL>>(F + 6 * P2, src);
       }
     }
 
@@ -1282,8 +1284,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
       double* scratch = static_cast<double*>(
-          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles<DIFF>(ne)));
-      if constexpr (level0<DIFF>) scratch = shared_space(scratch);
+          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles<DIFF, COLL>(ne)));
+      if constexpr (level0<DIFF, COLL>) scratch = shared_space(scratch);
       // ts: the tables in team scratch; tb: B, D, E from the constant bank where that applies.
       const Tables ts = load_scratch_tables(team, scratch, tables, points);
       const Tables tb = constant_tables ? Tables{ct.B, ct.D, ct.E, ct.dE, ts.w, ts.x} : ts;
@@ -1620,7 +1622,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// Elements per team: KernelVariant::qpencil_elems, by default on GPUs 2 up to p = 4 (and with
   /// the trilinear_pencil geometry at p = 5), else 1; with diffusion at q = p + 1 2 at p = 5,
   /// else 1; as many as fit in level-0 scratch. One on CPUs.
-  template <bool DIFF>
+  template <bool DIFF, bool COLL>
   static int elems_per_team(const KernelVariant& v, PencilGeometry g) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1; with
@@ -1631,7 +1633,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const bool two =
         DIFF && Q == P ? P == 6 : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
     int ne = v.qpencil_elems > 0 ? v.qpencil_elems : (two ? 2 : 1);
-    while (level0<DIFF> && ne > 1 && scratch_bytes<DIFF>(ne) > level0_max_bytes)
+    while (level0<DIFF, COLL> && ne > 1 && scratch_bytes<DIFF, COLL>(ne) > level0_max_bytes)
       --ne;
     return ne;
 #else
@@ -1679,7 +1681,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
-    const int ne = elems_per_team<DIFF>(a.variant, a.qgeometry);
+    const int ne = elems_per_team<DIFF, COLL>(a.variant, a.qgeometry);
     DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored ||
                   (diffusion_map && a.qgeometry == PencilGeometry::trilinear),
               "quadrature pencil path: diffusion takes the stored geometry (or, on CPUs, the "
@@ -1779,7 +1781,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const KernelVariant& v = a.variant;
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
-    const size_t bytes = scratch_bytes<DIFF>(ne);
+    const size_t bytes = scratch_bytes<DIFF, COLL>(ne);
     int threads = v.team_size;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
@@ -1787,7 +1789,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const Pol pol = policy<Q, Stage<DIFF, COLL, MAP>, Pol>(a.space, (n + ne - 1) / ne, bytes, k,
                                                            threads, level0_max_bytes);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    DG_VERIFY(!level0<DIFF> || k.level == 0,
+    DG_VERIFY(!(level0<DIFF, COLL>) || k.level == 0,
               "quadrature pencil kernel (p = " << P - 1 << "): " << bytes
                                                << " bytes of team scratch are not level 0");
 #endif
