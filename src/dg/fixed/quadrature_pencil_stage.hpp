@@ -87,7 +87,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
   /// Element scratch of Stage<DIFF>: G (24: geometry); SD (advection on CPUs, side_list: each
   /// face's sides, their count and list, 20 of 32 doubles); F: advection FC/FN (own and
-  /// neighbour's face coefficients, 12 P^2; then the first face inner products, 6 P Q),
+  /// neighbour's face coefficients, 12 P^2; then the first face inner products, 6 P Q; in the
+  /// collocated passes' own kernel without diffusion F and S are one region, Layout's FOLD),
   /// diffusion FC (own face coefficients against E and dE, 12 P^2; then the face inner products
   /// against E and dE, 12 P^2); S: advection face values along b, own and neighbour's (12 P Q;
   /// then the face inner products, 6 P^2), diffusion E B, E D, dE B along b (18 P Q; then in
@@ -105,12 +106,22 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int max(int a, int b) { return a > b ? a : b; }
   /// U shares BQ: read in pass 1 only (then BQ is written), it takes the updated state in the
   /// last pass (BQ is free then) for the emitted traces; the old state comes from u.
+  /// The collocated passes' own kernel without diffusion (FOLD) keeps F and S in one region:
+  /// the face coefficients (a, b) of group h = side * 6 + f at h FS + a + FPP b, FPP = PP, so
+  /// that faces_along_b turns each column into its values along b in place (one thread a
+  /// column, read before it is written) and the face pass writes each row's fluxes over the own
+  /// values it has read (Q = P: the face values take the coefficients' places). Else F and S
+  /// apart, the coefficients at h P^2 + a + P b.
   template <bool DIFF, bool COLL = false>
   struct Layout {
+    static constexpr bool FOLD = COLL && !DIFF;
+    static constexpr int FPP = FOLD ? PP : P, FS = FPP * P;
     static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
-                         OS = OF + (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q)),
-                         OA = OS + (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2)),
-                         OB = OA + (COLL && !DIFF ? max(P2 * Q, P*Q2) : 2 * P2 * Q), OU = OB,
+                         OS = OF + (FOLD ? 0 : (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q))),
+                         OA = OS + (FOLD ? 12 * FS
+                                         : (DIFF ? max(18 * PP * Q, 12 * P2)
+                                                 : max(12 * PP * Q, 6 * P2))),
+                         OB = OA + (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q), OU = OB,
                          OH = OB + max(PP * Q2, P3), ED = OH + max(2 * PP * Q2, P3);
   };
 
@@ -435,7 +446,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// The tables in the threads' order (qtables_thread_order).
     static constexpr bool TO = qtables_thread_order(P, Q, DIFF);
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
-                         OU = L::OU, OH = L::OH, ED = L::ED;
+                         OU = L::OU, OH = L::OH, ED = L::ED, FS = L::FS, FPP = L::FPP;
     /// Where pass 3 leaves the face fluxes (OR) and pass 4 the face inner products (OT): with
     /// diffusion the fluxes in place of the face values along b (each face row's task reads its
     /// row before it writes it) and the inner products in F, free after pass 2 (Layout).
@@ -854,13 +865,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         double* F = base + k * ED + OF;
         side_list(e, base + k * ED + OSD);
         for (int f = 0; f < 6; ++f) {
-          double* own = F + f * P2;
-          double* nbv = F + 6 * P2 + f * P2;
+          double* own = F + f * FS;
+          double* nbv = F + 6 * FS + f * FS;
           const int sides = static_cast<int>(base[k * ED + OSD + f]);
           if (sides & 1) {
             DG_UNROLL
             for (int ab = 0; ab < P2; ++ab)
-              own[ab] = trace(e, f, ab, 0);
+              own[ab % P + FPP * (ab / P)] = trace(e, f, ab, 0);
           }
           if (!(sides & 2)) continue;
           const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
@@ -872,7 +883,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             DG_UNROLL
             for (int a = 0; a < P; ++a) {
               const double x = v[sv * (sa * a + sb * b)];
-              nbv[a + P * b] = ((a & ca) ^ (b & cb)) ? -x : x;
+              nbv[a + FPP * b] = ((a & ca) ^ (b & cb)) ? -x : x;
             }
           }
         }
@@ -882,7 +893,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       // GPUs: one thread per coefficient, both sides of every face (face_side_selection).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
-        base[k * ED + OF + f * P2 + ab] = trace(e, f, ab, 0);
+        double* F = base + k * ED + OF + f * FS + ab % P + FPP * (ab / P);
+        F[0] = trace(e, f, ab, 0);
         const int type = ftype(e, f);
         double v = 0.0;
         if (type == face_local || type == face_ghost) {
@@ -895,7 +907,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                  : ghost(nb, an + P * bn, 0);
           if (flip) v = -v;
         }
-        base[k * ED + OF + 6 * P2 + f * P2 + ab] = v;
+        F[6 * FS] = v;
       });
 #endif
     }
@@ -927,17 +939,17 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const int n = nl * 6 * P2;
       for (int idx = team.team_rank(); idx < n; idx += team.team_size()) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
-        double* F = base + k * ED + OF + f * P2 + ab;
+        double* F = base + k * ED + OF + f * FS + ab % P + FPP * (ab / P);
         copy_async<level0<DIFF, COLL>>(F, &trace(e, f, ab, 0));
         const long long w = words(base, k)[f];
         if (!((w >> word_present) & 1)) {
-          F[6 * P2] = 0.0;
+          F[6 * FS] = 0.0;
           continue;
         }
         const long long nc = (w >> word_ghost) & 1 ? ghost.extent(2) : trace.extent(3);
         const double* src = word_source(w, trace.data(), ghost.data(), nullptr) +
                             nc * neighbour_coefficient(w, ab % P, ab / P, P);
-        copy_async<level0<DIFF, COLL>>(F + 6 * P2, src);
+        copy_async<level0<DIFF, COLL>>(F + 6 * FS, src);
       }
     }
 
@@ -950,7 +962,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2;
         const long long w = words(base, k)[f];
         if (((w >> word_present) & 1) && neighbour_flip(w, ab % P, ab / P))
-          base[k * ED + OF + 6 * P2 + f * P2 + ab] *= -1.0;
+          base[k * ED + OF + 6 * FS + f * FS + ab % P + FPP * (ab / P)] *= -1.0;
       }
     }
 
@@ -992,9 +1004,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         }
         const int src = DIFF && h >= 6 ? h - 6 : h;
         if (DIFF && h >= 6 && h < 12)
-          to_points<1>(tb.D, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
-        else
-          to_points(tb.B, S + OF + src * P2 + a, P, S + OS + h * PP * Q + a, PP);
+          to_points<1>(tb.D, S + OF + src * FS + a, FPP, S + OS + h * PP * Q + a, PP);
+        else // FOLD: in place (to_points reads the column before it writes)
+          to_points(tb.B, S + OF + src * FS + a, FPP, S + OS + h * PP * Q + a, PP);
       });
     }
 
