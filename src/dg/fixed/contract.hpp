@@ -81,27 +81,30 @@ struct Tensor {
     const double *B, *D, *E, *dE, *w, *x;
   };
 
+  /// The 1-D tables into team scratch from s: B and D (with BD; TAB doubles in all), then E,
+  /// dE, w and x (4 P + 2 Q doubles without BD, where B and D come from elsewhere: the
+  /// constant bank of the quadrature pencil path on GPUs).
+  template <bool BD = true>
   KOKKOS_INLINE_FUNCTION static Tables load_tables(const TeamMember& team, double* s,
                                                    const BasisTables& t, const View1& pts) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * P), [&](int k) {
-      s[k] = t.B.data()[k];
-      s[Q * P + k] = t.D.data()[k];
-    });
+    constexpr int o = BD ? 2 * Q * P : 0;
+    if constexpr (BD) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q * P), [&](int k) {
+        s[k] = t.B.data()[k];
+        s[Q * P + k] = t.D.data()[k];
+      });
+    }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * P), [&](int k) {
-      s[2 * Q * P + k] = t.E.data()[k];
-      s[2 * Q * P + 2 * P + k] = t.dE.data()[k];
+      s[o + k] = t.E.data()[k];
+      s[o + 2 * P + k] = t.dE.data()[k];
     });
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q), [&](int k) {
-      s[2 * Q * P + 4 * P + k] = t.w(k);
-      s[2 * Q * P + 4 * P + Q + k] = pts.extent(0) > 0 ? pts(k) : 0.0;
+      s[o + 4 * P + k] = t.w(k);
+      s[o + 4 * P + Q + k] = pts.extent(0) > 0 ? pts(k) : 0.0;
     });
     team.team_barrier();
-    return Tables{s,
-                  s + Q * P,
-                  s + 2 * Q * P,
-                  s + 2 * Q * P + 2 * P,
-                  s + 2 * Q * P + 4 * P,
-                  s + 2 * Q * P + 4 * P + Q};
+    return Tables{BD ? s : nullptr, BD ? s + Q * P : nullptr, s + o, s + o + 2 * P,
+                  s + o + 4 * P,    s + o + 4 * P + Q};
   }
 
   /// modes (P^3) -> points (Q^3) with tables Mx, My, Mz (t, then s, then r: Algorithm 1).

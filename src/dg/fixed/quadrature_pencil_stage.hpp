@@ -131,20 +131,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int STAB = constant_tables ? 4 * P + 2 * Q : TAB;
   KOKKOS_INLINE_FUNCTION static Tables load_scratch_tables(const TeamMember& team, double* s,
                                                            const BasisTables& t, const View1& pts) {
-    if constexpr (!constant_tables) {
-      return load_tables(team, s, t, pts);
-    } else {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * P), [&](int k) {
-        s[k] = t.E.data()[k];
-        s[2 * P + k] = t.dE.data()[k];
-      });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q), [&](int k) {
-        s[4 * P + k] = t.w(k);
-        s[4 * P + Q + k] = pts.extent(0) > 0 ? pts(k) : 0.0;
-      });
-      team.team_barrier();
-      return Tables{nullptr, nullptr, s, s + 2 * P, s + 4 * P, s + 4 * P + Q};
-    }
+    return T::template load_tables<!constant_tables>(team, s, t, pts);
   }
 
   template <bool DIFF, bool COLL = false>
@@ -1633,8 +1620,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
   /// Elements per team: KernelVariant::qpencil_elems, by default on GPUs 2 up to p = 4 (and with
   /// the trilinear_pencil geometry at p = 5), else 1; with diffusion at q = p + 1 2 at p = 5,
-  /// else 1; as many as fit in level-0 scratch. One on CPUs.
-  template <bool DIFF, bool COLL>
+  /// else 1; the collocated passes' own advection kernel along each pencil's map 4 at p = 3 (MAP)
+  /// and 3 at p = 5; as many as fit in level-0 scratch. One on CPUs.
+  template <bool DIFF, bool COLL, bool MAP>
   static int elems_per_team(const KernelVariant& v, PencilGeometry g) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1; with
@@ -1642,9 +1630,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     // (1.04x with min_blocks_map). Diffusion at q = p + 1 (--physics advdiff --q-offset 1
     // --qpencil-elems 1,2 --qpencil-bounds 0): 1 at p = 3, 4 (1.21x, 1.03x over 2), 2 at p = 5
     // (1.03x over 1), equal at p = 6, 7.
+    // The collocated passes' own advection kernel with F and S folded (Layout) along each
+    // pencil's map, on the H200 (dgbench stage --mesh warped --q-offset 1 --qpencil-elems 2,3,4
+    // --qpencil-bounds -1,0,4,5,6): 4 at p = 3 (1.02x over 2, with 5 teams per SM), 3 at p = 5
+    // (1.06x over 2; the rotation 1.05x).
     const bool two =
         DIFF && Q == P ? P == 6 : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
-    int ne = v.qpencil_elems > 0 ? v.qpencil_elems : (two ? 2 : 1);
+    const bool fold_pencil = COLL && !DIFF && g == PencilGeometry::trilinear_pencil;
+    const int by_order =
+        fold_pencil && P == 6 ? 3 : (fold_pencil && MAP && P == 4 ? 4 : (two ? 2 : 1));
+    int ne = v.qpencil_elems > 0 ? v.qpencil_elems : by_order;
     while (level0<DIFF, COLL> && ne > 1 && scratch_bytes<DIFF, COLL>(ne) > level0_max_bytes)
       --ne;
     return ne;
@@ -1693,7 +1688,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
-    const int ne = elems_per_team<DIFF, COLL>(a.variant, a.qgeometry);
+    const int ne = elems_per_team<DIFF, COLL, MAP>(a.variant, a.qgeometry);
     DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored ||
                   (diffusion_map && a.qgeometry == PencilGeometry::trilinear),
               "quadrature pencil path: diffusion takes the stored geometry (or, on CPUs, the "
@@ -1770,19 +1765,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int bounds_max_order = 8;
   static constexpr int min_blocks_default = P <= 5 ? 5 : 4;
   /// The map along each pencil in its own kernel (Stage's MAP; the same sweep with
-  /// --qpencil-elems 1,2): 4 at p = 3, q = p + 1 (1.08x over 5), 5 at p = 5 (1.02x at q = p + 1,
-  /// 1.04x at q = p + 2 with two elements per team) and at p = 6, q = p + 2 (1.04x over 4), none
-  /// at p = 7, q = p + 1 (1.02x over 4), else the default.
-  static constexpr int min_blocks_map =
-      P == 4 && Q == 4
-          ? 4
-          : (P == 6 || (P == 7 && Q == 8) ? 5 : (P == 8 && Q == 8 ? 0 : min_blocks_default));
+  /// --qpencil-elems): 5 at p = 5 (q = p + 1 on the H200 with three elements per team: 1.05x
+  /// over 4; 1.04x at q = p + 2 with two on the H100) and at p = 6, q = p + 2 (1.04x over 4),
+  /// else the default: at q = p + 1 on the H200 with F and S folded (Layout) 5 at p = 3 with four
+  /// elements per team (1.01x over 4), 4 at p = 7 (1.03x over none).
+  static constexpr int min_blocks_map = P == 6 || (P == 7 && Q == 8) ? 5 : min_blocks_default;
   /// The rest of the trilinear_pencil geometry, the rotation (dgbench stage --physics
-  /// advection-rotation --q-offset 1 --qpencil-elems 1,2 --qpencil-bounds 0,4,5): at q = p + 1
-  /// 4 up to p = 6 (p = 4: 1.10x over 5) and none at p = 7 (1.02x over 4); at q = p + 2 (not
-  /// swept for the rotation) 5 at p = 5, else the default.
-  static constexpr int min_blocks_pencil =
-      Q == P ? (P == 8 ? 0 : 4) : (P == 6 ? 5 : min_blocks_default);
+  /// advection-rotation --q-offset 1 --qpencil-elems 1,2,3 --qpencil-bounds 0,4,5,6): at
+  /// q = p + 1 4 (p = 4: 1.10x over 5 on the H100; p = 7: 1.03x over none on the H200); at
+  /// q = p + 2 (not swept for the rotation) 5 at p = 5, else the default.
+  static constexpr int min_blocks_pencil = Q == P ? 4 : (P == 6 ? 5 : min_blocks_default);
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
