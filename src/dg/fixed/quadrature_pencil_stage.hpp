@@ -1620,8 +1620,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
   /// Elements per team: KernelVariant::qpencil_elems, by default on GPUs 2 up to p = 4 (and with
   /// the trilinear_pencil geometry at p = 5), else 1; with diffusion at q = p + 1 2 at p = 5,
-  /// else 1; the collocated passes' own advection kernel along each pencil's map 4 at p = 3 (MAP)
-  /// and 3 at p = 5; as many as fit in level-0 scratch. One on CPUs.
+  /// else 1; the collocated passes' own advection kernel along each pencil's map 8 at p = 3 (the
+  /// rotation 4), 5 at p = 4 and 3 at p = 5; as many as fit in level-0 scratch. One on CPUs.
   template <bool DIFF, bool COLL, bool MAP>
   static int elems_per_team(const KernelVariant& v, PencilGeometry g) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
@@ -1631,14 +1631,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     // --qpencil-elems 1,2 --qpencil-bounds 0): 1 at p = 3, 4 (1.21x, 1.03x over 2), 2 at p = 5
     // (1.03x over 1), equal at p = 6, 7.
     // The collocated passes' own advection kernel with F and S folded (Layout) along each
-    // pencil's map, on the H200 (dgbench stage --mesh warped --q-offset 1 --qpencil-elems 2,3,4
-    // --qpencil-bounds -1,0,4,5,6): 4 at p = 3 (1.02x over 2, with 5 teams per SM), 3 at p = 5
-    // (1.06x over 2; the rotation 1.05x).
+    // pencil's map, on the H200 (dgbench stage --mesh warped --q-offset 1 --qpencil-elems
+    // 2,3,4,5,6,8 --qpencil-bounds -1,0,4,5,6): as many as fill the team's warps, 8 at p = 3
+    // (1.04x over 2; the rotation 4, 1.04x), 5 at p = 4 (1.06x over 2; the rotation 1.04x), 3 at
+    // p = 5 (1.06x over 2; the rotation 1.05x).
     const bool two =
         DIFF && Q == P ? P == 6 : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
-    const bool fold_pencil = COLL && !DIFF && g == PencilGeometry::trilinear_pencil;
-    const int by_order =
-        fold_pencil && P == 6 ? 3 : (fold_pencil && MAP && P == 4 ? 4 : (two ? 2 : 1));
+    const int fold_pencil = P == 4 ? (MAP ? 8 : 4) : (P == 5 ? 5 : (P == 6 ? 3 : 0));
+    const int by_order = COLL && !DIFF && g == PencilGeometry::trilinear_pencil && fold_pencil > 0
+                             ? fold_pencil
+                             : (two ? 2 : 1);
     int ne = v.qpencil_elems > 0 ? v.qpencil_elems : by_order;
     while (level0<DIFF, COLL> && ne > 1 && scratch_bytes<DIFF, COLL>(ne) > level0_max_bytes)
       --ne;
@@ -1771,10 +1773,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// elements per team (1.01x over 4), 4 at p = 7 (1.03x over none).
   static constexpr int min_blocks_map = P == 6 || (P == 7 && Q == 8) ? 5 : min_blocks_default;
   /// The rest of the trilinear_pencil geometry, the rotation (dgbench stage --physics
-  /// advection-rotation --q-offset 1 --qpencil-elems 1,2,3 --qpencil-bounds 0,4,5,6): at
-  /// q = p + 1 4 (p = 4: 1.10x over 5 on the H100; p = 7: 1.03x over none on the H200); at
-  /// q = p + 2 (not swept for the rotation) 5 at p = 5, else the default.
-  static constexpr int min_blocks_pencil = Q == P ? 4 : (P == 6 ? 5 : min_blocks_default);
+  /// advection-rotation --q-offset 1 --qpencil-elems 1,2,3,4,5 --qpencil-bounds 0,4,5,6): at
+  /// q = p + 1 on the H200 with elems_per_team's elements 5 at p = 3 and 4 (1.005x and 1.02x over
+  /// 4), 4 at p = 5..7 (p = 7: 1.03x over none); at q = p + 2 (not swept for the rotation) 5 at
+  /// p = 5, else the default.
+  static constexpr int min_blocks_pencil =
+      Q == P ? (P <= 5 ? 5 : 4) : (P == 6 ? 5 : min_blocks_default);
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
