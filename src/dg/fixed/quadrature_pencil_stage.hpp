@@ -1769,8 +1769,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// The map along each pencil in its own kernel (Stage's MAP; the same sweep with
   /// --qpencil-elems): 5 at p = 5 (q = p + 1 on the H200 with three elements per team: 1.05x
   /// over 4; 1.04x at q = p + 2 with two on the H100) and at p = 6, q = p + 2 (1.04x over 4),
-  /// else the default: at q = p + 1 on the H200 with F and S folded (Layout) 5 at p = 3 with four
-  /// elements per team (1.01x over 4), 4 at p = 7 (1.03x over none).
+  /// else the default: at q = p + 1 on the H200 with F and S folded (Layout) 5 at p = 3 with
+  /// elems_per_team's eight elements (1.06x over 4), 4 at p = 7 (1.03x over none).
   static constexpr int min_blocks_map = P == 6 || (P == 7 && Q == 8) ? 5 : min_blocks_default;
   /// The rest of the trilinear_pencil geometry, the rotation (dgbench stage --physics
   /// advection-rotation --q-offset 1 --qpencil-elems 1,2,3,4,5 --qpencil-bounds 0,4,5,6): at
