@@ -26,9 +26,11 @@ double relative_l2(const std::vector<double>& a, const std::vector<double>& ref)
 }
 
 /// With `variant`: the stages take it, and the geometry of its quadrature pencil path is checked.
+/// nodal: the stages take the nodal state (DGOperator::nodal_capable).
 double rank_independence(const std::vector<std::string>& overrides,
                          const dg::KernelVariant* variant = nullptr,
-                         dg::fixed::PencilGeometry geometry = dg::fixed::PencilGeometry::stored) {
+                         dg::fixed::PencilGeometry geometry = dg::fixed::PencilGeometry::stored,
+                         bool nodal = false) {
   const char* yaml = R"(
 mesh: {box: "-nx 4 -periodic xyz -warp 0.05 -shuffle 4"}
 discretization: {order: 3}
@@ -52,6 +54,7 @@ output: {snapshots: false, quiet: true, directory: test_out}
       CHECK(s.op().quadrature_pencil_path());
       CHECK(s.op().quadrature_pencil_geometry() == geometry);
     }
+    CHECK(s.op().nodal_capable() == nodal);
     const double dt = s.time_step();
     for (int n = 0; n < 6; ++n)
       s.step(dt);
@@ -113,6 +116,35 @@ TEST_CASE("same answer on any rank count: advection-diffusion at q = p + 1", "[m
                                                : dg::fixed::PencilGeometry::stored);
       INFO(box << (v.qpencil_recompute ? ", the map" : ", tables")
                << ": relative L2 difference to one rank: " << rel);
+      CHECK(rel < 1e-13);
+    }
+}
+
+TEST_CASE("same answer on any rank count: the nodal state at q = p + 1", "[mpi][solver]") {
+  // Advection on non-affine elements at q = p + 1 steps the state at the points
+  // (ElementBlock::nodal): nodal traces of P^2 points on the ghost faces, every orientation
+  // code; with the per-point tables and the map along each pencil, periodic and Dirichlet
+  // faces, a constant velocity and the rotation.
+  dg::KernelVariant tables, along;
+  tables.qpencil_trilinear_pencil = tables.qpencil_trilinear_rotation = false;
+  along.qpencil_trilinear_pencil = along.qpencil_trilinear_rotation = true;
+  const std::vector<std::string> rotation = {
+      "mesh.box=-nx 4 -warp 0.05 -perturb 0.15 -shuffle 4", "physics.velocity_field=rotation",
+      "physics.rotation_center=[0.45, 0.5, 0.5]", "boundary.default=dirichlet"};
+  const std::vector<std::vector<std::string>> cases = {
+      {"mesh.box=-nx 4 -periodic xyz -warp 0.05 -perturb 0.15 -shuffle 4"}, rotation};
+  for (const auto& c : cases)
+    for (const dg::KernelVariant& v : {tables, along}) {
+      std::vector<std::string> sets = c;
+      sets.insert(sets.end(), {"physics.diffusivity=0.0", "discretization.quadrature_points=4"});
+      const double rel =
+          rank_independence(sets, &v,
+                            v.qpencil_trilinear_pencil ? dg::fixed::PencilGeometry::trilinear_pencil
+                                                       : dg::fixed::PencilGeometry::stored,
+                            true);
+      INFO(c[0] << (c.size() > 1 ? ", rotation" : "")
+                << (v.qpencil_trilinear_pencil ? ", the map" : ", tables")
+                << ": relative L2 difference to one rank: " << rel);
       CHECK(rel < 1e-13);
     }
 }

@@ -52,8 +52,16 @@ public:
 
   /// Projects the initial condition (t = 0).
   void initialize();
-  /// One time step of size dt from the current time.
+  /// One time step of size dt from the current time (block().u modal before and after).
   void step(double dt);
+  /// ... on the state as the stages take it (stage_state), which it leaves: with a nodal state
+  /// block().u then holds the values at the points until modal_state().
+  void advance(double dt);
+  /// The state as the stages take it: nodal where the operator can step it so
+  /// (DGOperator::nodal_capable), else modal.
+  void stage_state();
+  /// The modal state, which diagnostics, output, checkpoints and gather_modes read.
+  void modal_state();
   /// Runs to the final time (or step count) with output; returns the final diagnostics.
   GlobalDiagnostics run();
   /// Diagnostics of the current state, reduced over ranks.

@@ -93,6 +93,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_upwind_sides = false;
   else if (var == "qpencil-sync-loads")
     v.qpencil_async_loads = false;
+  else if (var == "qpencil-modal-state")
+    v.qpencil_nodal = false;
   else if (var == "modal-entry")
     v.modal_pencil = false;
   else if (var == "modal-linear-unmixed")
@@ -115,7 +117,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
         "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
         "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
         "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, "
-        "qpencil-sync-loads, modal, "
+        "qpencil-sync-loads, qpencil-modal-state, modal, "
         "modal-entry, modal-linear-unmixed, "
         "modal-linear-scratch, modal-linear-registers, boundary-per-stage, modal-affine-general");
 }
@@ -160,7 +162,9 @@ int stage(Options& o) {
       "qpencil-both-sides "
       "(per-point tables: both sides of every interior face through the face passes, not only "
       "those the upwind flux takes), qpencil-sync-loads (GPUs: the quadrature pencil path's "
-      "loads one after another, not as asynchronous copies), modal-linear-unmixed (a velocity "
+      "loads one after another, not as asynchronous copies), qpencil-modal-state (q = p + 1, "
+      "non-affine, advection: the modal state through the collocated passes, not the state at "
+      "the points), modal-linear-unmixed (a velocity "
       "affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "
       "modal-linear-scratch / modal-linear-registers (a velocity affine in space on GPUs: the "
@@ -293,7 +297,9 @@ int stage(Options& o) {
                     if (var == "qpencil-trilinear-rotation" && ph != "advection-rotation") continue;
                     if (var == "qpencil-trilinear" && ph == "advdiff" && !fixed::diffusion_map)
                       continue; // not compiled on GPUs
-                    if (var == "qpencil-modal-rhs" && (me == "affine" || qo != 1)) continue;
+                    if ((var == "qpencil-modal-rhs" || var == "qpencil-modal-state") &&
+                        (me == "affine" || qo != 1))
+                      continue;
                     if (var == "qpencil-both-sides" && me == "affine" && ph == "advection")
                       continue;
                     if (var == "modal" && (me != "affine" || ph != "advdiff")) continue;
@@ -302,6 +308,7 @@ int stage(Options& o) {
                         (me != "affine" ||
                          (ph != "advection-rotation" && ph != "advection-linear")))
                       continue;
+                    s.modal_state(); // as the variant before left it
                     s.op().set_variant(v);
                     if (!s.op().modal_path() && pk != pencil.front()) continue;
                     // A block with a velocity affine in space on the modal path counts as such
@@ -313,12 +320,14 @@ int stage(Options& o) {
                     View2 res;
                     if (var == "separate")
                       res = View2("dgbench::res", s.block().nelem, s.block().nmodes);
+                    // The state as the stages take it (nodal where they can), as in a run.
+                    s.stage_state();
                     auto one_step = [&] {
                       for (int k = 0; k < batch; ++k)
                         if (var == "separate")
                           separate_step(s, res, dt);
                         else
-                          s.step(dt);
+                          s.advance(dt);
                       MPI_Barrier(MPI_COMM_WORLD);
                     };
                     double tstep = 0.0;
@@ -366,7 +375,7 @@ int stage(Options& o) {
                                                 p, s.op().quadrature_pencil_geometry(), affine,
                                                 s.block().Q, diff, v.qpencil_collocated,
                                                 s.op().quadrature_pencil_upwind_sides(),
-                                                ph == "advection-rotation")
+                                                ph == "advection-rotation", s.block().nodal)
                                           : fixed::stage_flops_per_element(p, diff, affine, v)) *
                                         s.global_elements() * 5.0 / tstep * 1e-9);
                     r.set("batch", batch);

@@ -127,6 +127,7 @@ void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int i
 } // namespace
 
 void project(ElementBlock& block, const physics::ExactSolution& exact, double t) {
+  DG_VERIFY(!block.nodal, "project: the state is nodal (DGOperator::to_modal_state first)");
   project_impl(block, ExactAt{exact, t}, block.u, projection_iterations(block));
 }
 
@@ -144,6 +145,7 @@ namespace {
 template <class Fn>
 Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool with_error,
                              int qerr) {
+  DG_VERIFY(!block.nodal, "diagnostics: the state is nodal (DGOperator::to_modal_state first)");
   const int P = block.P, Q = qerr, Q3 = Q * Q * Q;
   const HostTables ht = make_tables(block.order, Q);
   const BasisTables tb = to_device(ht);
@@ -235,6 +237,7 @@ Diagnostics local_diagnostics(const ElementBlock& block, const View2& exact_valu
 }
 
 void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
+  DG_VERIFY(!block.nodal, "sample: the state is nodal (DGOperator::to_modal_state first)");
   std::vector<double> pts(n);
   for (int i = 0; i < n; ++i)
     pts[i] = n == 1 ? 0.0 : -1.0 + 2.0 * i / (n - 1);

@@ -553,7 +553,7 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
 }
 
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q, bool diffusion,
-                                 bool collocated, bool upwind_sides, bool rotation) {
+                                 bool collocated, bool upwind_sides, bool rotation, bool nodal) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
   const double Q3 = Q2 * Q;
   // The 1-D contractions at the symmetric Gauss points (sym_points, sym_modes, dw_points) take
@@ -606,6 +606,15 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
     // 1/|J| at each point of the inverse mass or the collocated passes (about 80).
     if (g == PencilGeometry::trilinear) f += Q2 * Q * (110.0 + 80.0) + 2.0 * 6.0 * Q2 * 100.0;
     return f;
+  }
+  if (collocated && !affine && Q == P && nodal) {
+    // The nodal state. Volume: w C u; DW along x, y, z; the face lifts (12 per point), 1/|J|
+    // and 1/w; update. Faces: the upwind flux at each point; the emitted values (EW along each
+    // normal, 6 Q^2 pencils of 2 Q multiply-adds).
+    double f = 6.0 * Q3 + 3.0 * (Q3 * Q + 2.0 * Q3) + 15.0 * Q3 + 4.0 * P3;
+    f += 6.0 * Q2 * 4.0 + 12.0 * Q3;
+    if (g == PencilGeometry::trilinear) f += Q3 * (110.0 + 80.0) + 6.0 * Q2 * 75.0;
+    return f + pencil_flux;
   }
   if (collocated && !affine && Q == P) {
     // Volume: z-, y-, x-backward; w C u; DW along x, y, z (Q^2 / 2 multiply-adds and 2 Q adds

@@ -368,6 +368,68 @@ bool DGOperator::uses_fixed_kernels() const {
   return fixed_capable() && (!block_->curved || quadrature_pencil_path());
 }
 
+bool DGOperator::nodal_capable() const {
+  const ElementBlock& b = *block_;
+  const int own = variant_.qpencil_collocated_kernel;
+  return variant_.qpencil_nodal && b.Q == b.P && !b.affine && pde_.diffusion.nu == 0.0 &&
+         b.nuvol.extent(0) == 0 && b.source.extent(0) == 0 && variant_.qpencil_collocated &&
+         (own > 0 || (own < 0 && fixed::collocated_own_kernel(false))) && uses_fixed_kernels() &&
+         quadrature_pencil_path() && !modal_path();
+}
+
+namespace {
+/// out(e, :) = in(e, :) contracted along direction d (x fastest, n points or modes per
+/// direction): out(.., a, ..) = sum_i M(a, i) in(.., i, ..).
+void contract_along(const View2& in, const View2& out, const View2& M, int n, int d) {
+  const int n3 = n * n * n, st = d == 0 ? 1 : (d == 1 ? n : n * n);
+  Kokkos::parallel_for(
+      "dg::operator::state_transform",
+      Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(in.extent(0)) * n3),
+      KOKKOS_LAMBDA(const long idx) {
+        const int e = static_cast<int>(idx / n3), m = static_cast<int>(idx % n3);
+        const int a = (m / st) % n, m0 = m - a * st;
+        double s = 0.0;
+        for (int i = 0; i < n; ++i)
+          s += M(a, i) * in(e, m0 + i * st);
+        out(e, m) = s;
+      });
+}
+/// u <- M applied along each of the three directions (sum-factorised).
+void transform_state(const View2& u, const View2& M, int n) {
+  const View2 t1("dg::operator::state_t1", u.extent(0), u.extent(1));
+  const View2 t2("dg::operator::state_t2", u.extent(0), u.extent(1));
+  contract_along(u, t1, M, n, 0);
+  contract_along(t1, t2, M, n, 1);
+  contract_along(t2, u, M, n, 2);
+}
+} // namespace
+
+void DGOperator::to_nodal_state() {
+  ElementBlock& b = *block_;
+  if (b.nodal) return;
+  DG_VERIFY(nodal_capable(), "DGOperator::to_nodal_state: this block's stages take modes");
+  transform_state(b.u, b.tables.B, b.P); // u(a) = sum_i B(a, i) U(i)
+  b.nodal = true;
+  traces_current_ = false;
+}
+
+void DGOperator::to_modal_state() {
+  ElementBlock& b = *block_;
+  if (!b.nodal) return;
+  // U(i) = sum_a w_a B(a, i) u(a): B^T W, the inverse of B at q = p + 1.
+  const auto B = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.tables.B);
+  const auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.tables.w);
+  const View2 M("dg::operator::to_modes", b.P, b.Q);
+  const auto hM = Kokkos::create_mirror_view(M);
+  for (int i = 0; i < b.P; ++i)
+    for (int a = 0; a < b.Q; ++a)
+      hM(i, a) = w(a) * B(a, i);
+  Kokkos::deep_copy(M, hM);
+  transform_state(b.u, M, b.P);
+  b.nodal = false;
+  traces_current_ = false;
+}
+
 bool DGOperator::quadrature_pencil_path() const {
   // A constant velocity, the rotation or a velocity field; advection without Neumann faces,
   // advection-diffusion with any boundary (q = p + 2 or p + 1): everything else the modal path

@@ -166,6 +166,7 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
 Solver::~Solver() = default;
 
 void Solver::initialize() {
+  block_.nodal = false; // the projection writes modes
   problem_->initial_state(block_);
   op_->invalidate_traces();
   time_ = 0.0;
@@ -185,7 +186,21 @@ void Solver::rhs(double t, const Epilogue& ep, bool data_ahead) {
   op_->finish_stage(ep);
 }
 
+void Solver::stage_state() {
+  if (!block_.nodal && op_->nodal_capable()) op_->to_nodal_state();
+}
+
+void Solver::modal_state() {
+  if (block_.nodal) op_->to_modal_state();
+}
+
 void Solver::step(double dt) {
+  advance(dt);
+  modal_state();
+}
+
+void Solver::advance(double dt) {
+  stage_state();
   const double t0 = MPI_Wtime();
   // Boundary data read by the stages in modal form: projected once where they do not depend
   // on time; where they alone do, evaluated and projected once for all the step's stage times,
@@ -251,6 +266,7 @@ GlobalDiagnostics Solver::diagnostics() const {
 }
 
 std::vector<double> Solver::gather_modes() const {
+  DG_VERIFY(!block_.nodal, "Solver::gather_modes: the state is nodal (modal_state first)");
   const int nm = block_.nmodes;
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block_.u);
   std::vector<double> all(static_cast<size_t>(global_elements()) * nm, 0.0);
@@ -271,12 +287,14 @@ void Solver::restart(const std::string& path) {
     for (int m = 0; m < block_.nmodes; ++m)
       h(e, m) = c.modes[static_cast<size_t>(e) * c.nmodes + m];
   Kokkos::deep_copy(block_.u, h);
+  block_.nodal = false;
   op_->invalidate_traces();
   time_ = c.time;
   step_ = c.step;
 }
 
 void Solver::write_checkpoint(const std::string& path) const {
+  DG_VERIFY(!block_.nodal, "Solver::write_checkpoint: the state is nodal (modal_state first)");
   io::CheckpointData c;
   c.time = time_;
   c.step = step_;
@@ -381,12 +399,15 @@ GlobalDiagnostics Solver::run() {
     double dt = dt_rule;
     if (nsteps <= 0 && time_ + dt > T) dt = T - time_;
     if (out.interval > 0 && time_ + dt > next_output * (1 + 1e-14)) dt = next_output - time_;
-    step(dt);
+    advance(dt);
     const bool at_output = out.interval > 0 && time_ >= next_output * (1 - 1e-12);
     const bool last = done();
     const bool at_progress = (step_ - step0) % every == 0 || last;
     if (at_output || at_progress) {
-      timed([&] { d = at_output ? record(true) : diagnostics(); });
+      timed([&] {
+        modal_state();
+        d = at_output ? record(true) : diagnostics();
+      });
       if (at_output) next_output += out.interval;
       const double wall = MPI_Wtime() - wall0;
       const double rate = stage_rate(wall);
@@ -418,10 +439,14 @@ GlobalDiagnostics Solver::run() {
     const bool ck_steps = out.checkpoint_steps > 0 && step_ % out.checkpoint_steps == 0;
     const bool ck_time = time_ >= next_checkpoint * (1 - 1e-12);
     if (ck_steps || ck_time) {
-      timed([&] { write_checkpoint(checkpoint); });
+      timed([&] {
+        modal_state();
+        write_checkpoint(checkpoint);
+      });
       if (ck_time) next_checkpoint += out.checkpoint_time;
     }
   }
+  timed([&] { modal_state(); });
   if (time_ != last_record) timed([&] { d = record(true); });
   Kokkos::fence();
   const double wall = MPI_Wtime() - wall0;

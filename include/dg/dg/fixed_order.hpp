@@ -28,6 +28,11 @@ inline bool available_pencil_only(int order, int q) {
   return order >= min_order && order <= max_order && q == order + 1;
 }
 
+/// The quadrature pencil path's collocated passes (q = p + 1, non-affine elements) in a kernel of
+/// their own (true) or chosen at run time in the modal form's kernel, by physics: the default
+/// of KernelVariant::qpencil_collocated_kernel (fixed_dispatch.cpp).
+bool collocated_own_kernel(bool diffusion);
+
 /// The quadrature pencil path's face passes take only the sides each face's upwind flux uses
 /// (StageArgs::qsides, KernelVariant::qpencil_upwind_sides) on CPUs, where they save the work
 /// (one core, p = 5, q = p + 1: 1.10x); GPU builds take both sides of every face: there the
@@ -249,10 +254,12 @@ double stage_flops_per_element(int order, bool diffusion, bool affine, const Ker
 /// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2),
 /// advection or advection-diffusion; collocated: at q = p + 1 on non-affine elements the
 /// collocated passes (KernelVariant::qpencil_collocated); rotation: the rotation's velocity
-/// from the map (trilinear_pencil).
+/// from the map (trilinear_pencil); nodal: the collocated passes on the nodal state
+/// (ElementBlock::nodal).
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q = 0,
                                  bool diffusion = false, bool collocated = true,
-                                 bool upwind_sides = face_side_selection, bool rotation = false);
+                                 bool upwind_sides = face_side_selection, bool rotation = false,
+                                 bool nodal = false);
 
 } // namespace fixed
 } // namespace dg

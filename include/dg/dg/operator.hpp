@@ -192,6 +192,13 @@ struct KernelVariant {
   /// it (QuadraturePencilPath::Stage::collocated_passes; false: the modal right-hand side
   /// first, dgbench --variants qpencil-modal-rhs).
   bool qpencil_collocated = true;
+  /// ... and advection in their own kernel (non-affine elements, no source): the state at the
+  /// Q^3 = P^3 Gauss points instead of its modes while the solver steps (ElementBlock::nodal,
+  /// DGOperator::nodal_capable): the collocated passes without the transforms between the modes
+  /// and the points (three of seven passes), the RK update at the points, the traces the
+  /// values at the face points. The same answer to round-off; false: the modal state (dgbench
+  /// --variants qpencil-modal-state).
+  bool qpencil_nodal = true;
   /// ... on GPUs: a team's loads (the state, the own and the neighbours' modal face
   /// coefficients) as asynchronous copies into team scratch, all in flight at once, the
   /// neighbours' located through one word per face (false: plain loads, each coefficient's
@@ -283,6 +290,17 @@ public:
   void invalidate_traces() { traces_current_ = false; }
   /// Whether a stage runs the compile-time-order kernels (else the run-time-sized ones).
   bool uses_fixed_kernels() const;
+  /// Whether the stages may take the state at the points (ElementBlock::nodal): q = p + 1 on a
+  /// block whose every stage and trace runs the collocated passes' own advection kernel
+  /// (non-affine elements, the quadrature pencil path, advection alone, no source, no
+  /// element-matrix mode) and KernelVariant::qpencil_nodal.
+  bool nodal_capable() const;
+  /// block.u from the modal coefficients to the values at the P^3 Gauss points (block.nodal),
+  /// and back: B along each direction, B^T W back (B is square and B^T W B = I at q = p + 1),
+  /// sum-factorised; the held traces become stale. The register is not converted: a step's
+  /// first stage does not read it.
+  void to_nodal_state();
+  void to_modal_state();
   /// Whether the stages take their boundary data projected ahead (project_boundary_data):
   /// inflow or Dirichlet faces on a block that takes the modal pencil path on every element
   /// (KernelVariant::boundary_data_ahead), the only path here that reads them in modal form.

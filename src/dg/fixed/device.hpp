@@ -116,11 +116,6 @@ inline constexpr bool constant_tables = true;
 inline constexpr bool constant_tables = false;
 #endif
 
-/// The quadrature pencil path's collocated passes (q = p + 1, non-affine elements) in a kernel of
-/// their own (true) or chosen at run time in the modal form's kernel, by physics: the default
-/// of KernelVariant::qpencil_collocated_kernel (fixed_dispatch.cpp).
-bool collocated_own_kernel(bool diffusion);
-
 /// Level-0 team scratch on GPUs: a CUDA block gets 48 KB of shared memory without opting in,
 /// of which Kokkos keeps (team size + 2) doubles for team reductions. Kokkos'
 /// scratch_size_max(0) assumes 1024 threads (40 KB left); with at most level0_max_threads per

@@ -101,6 +101,14 @@ KOKKOS_INLINE_FUNCTION int neighbour_coefficient(long long w, int a, int b, int 
 KOKKOS_INLINE_FUNCTION bool neighbour_flip(long long w, int a, int b) {
   return (((w >> word_sign_a) & a) ^ ((w >> word_sign_b) & b)) & 1;
 }
+/// Where this side's face point (al, be) stands in the neighbour's nodal trace that word w
+/// points to (n points along a side): the orientation's reflections along this side's
+/// directions, then its swap (hex::map_index in the word's terms).
+KOKKOS_INLINE_FUNCTION int neighbour_point(long long w, int al, int be, int n) {
+  const int a = ((w >> word_sign_a) & 1) ? n - 1 - al : al;
+  const int b = ((w >> word_sign_b) & 1) ? n - 1 - be : be;
+  return ((w >> word_swap) & 1) ? b + n * a : a + n * b;
+}
 
 /// The neighbour's trace (coefficient 0) that word w points to: in the boundary data `data`
 /// (words with word_data), ghost or trace.

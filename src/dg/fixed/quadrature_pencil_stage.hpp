@@ -111,9 +111,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// that faces_along_b turns each column into its values along b in place (one thread a
   /// column, read before it is written) and the face pass writes each row's fluxes over the own
   /// values it has read (Q = P: the face values take the coefficients' places). Else F and S
-  /// apart, the coefficients at h P^2 + a + P b.
-  template <bool DIFF, bool COLL = false>
+  /// apart, the coefficients at h P^2 + a + P b. NOD (the nodal state, Stage's NOD): F holds
+  /// the face values at the points (al, be) where FOLD puts the coefficients (a, b), A only the
+  /// six neighbour words (no transforms), BQ the state's values in x-pencils.
+  template <bool DIFF, bool COLL = false, bool NOD = false>
   struct Layout {
+    static_assert(!NOD || (COLL && !DIFF), "the nodal state: the collocated passes, advection");
     static constexpr bool FOLD = COLL && !DIFF;
     static constexpr int FPP = FOLD ? PP : P, FS = FPP * P;
     static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
@@ -121,7 +124,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                          OA = OS + (FOLD ? 12 * FS
                                          : (DIFF ? max(18 * PP * Q, 12 * P2)
                                                  : max(12 * PP * Q, 6 * P2))),
-                         OB = OA + (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q), OU = OB,
+                         OB = OA + (NOD ? 8 : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)), OU = OB,
                          OH = OB + max(PP * Q2, P3), ED = OH + max(2 * PP * Q2, P3);
   };
 
@@ -134,19 +137,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     return T::template load_tables<!constant_tables>(team, s, t, pts);
   }
 
-  template <bool DIFF, bool COLL = false>
+  template <bool DIFF, bool COLL = false, bool NOD = false>
   KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
-    return STAB + ne * Layout<DIFF, COLL>::ED;
+    return STAB + ne * Layout<DIFF, COLL, NOD>::ED;
   }
-  template <bool DIFF, bool COLL = false>
+  template <bool DIFF, bool COLL = false, bool NOD = false>
   static constexpr size_t scratch_bytes(int ne) {
-    return sizeof(double) * scratch_doubles<DIFF, COLL>(ne) + 256;
+    return sizeof(double) * scratch_doubles<DIFF, COLL, NOD>(ne) + 256;
   }
   /// Team scratch at level 0 (shared memory) whenever one element fits (level0_max_bytes: p <= 7
   /// at both q, with diffusion as well). Known at compile time, so that the kernel addresses it as
   /// shared memory (shared_space: LDS/STS) and not through generic pointers.
-  template <bool DIFF, bool COLL = false>
-  static constexpr bool level0 = scratch_bytes<DIFF, COLL>(1) <= level0_max_bytes;
+  template <bool DIFF, bool COLL = false, bool NOD = false>
+  static constexpr bool level0 = scratch_bytes<DIFF, COLL, NOD>(1) <= level0_max_bytes;
 
   /// The modal face coefficients of faces 2d, 2d + 1 of pencil (a, b) along direction d of U.
   template <int D>
@@ -425,11 +428,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// chosen at run time, so that the other form's passes take none of its registers (ptxas,
   /// p = 5 without launch bounds: the diffusion stage 102 registers instead of 136, advection
   /// 164 instead of 206; with bounds fewer spills).
-  template <bool DIFF, bool COLL = false, bool MAP = false>
+  template <bool DIFF, bool COLL = false, bool MAP = false, bool NOD = false>
   struct Stage {
     static_assert(!COLL || Q == P, "the collocated passes need Q = P");
     static_assert(!MAP || !DIFF, "the map along each pencil is for advection");
-    using L = Layout<DIFF, COLL>;
+    using L = Layout<DIFF, COLL, NOD>;
+    /// Team scratch in shared memory (level0).
+    static constexpr bool L0 = level0<DIFF, COLL, NOD>;
     /// The tables in the threads' order (qtables_thread_order).
     static constexpr bool TO = qtables_thread_order(P, Q, DIFF);
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
@@ -438,6 +443,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// diffusion the fluxes in place of the face values along b (each face row's task reads its
     /// row before it writes it) and the inner products in F, free after pass 2 (Layout).
     static constexpr int OR = DIFF ? OS : OF, OT = DIFF ? OF : OS;
+    /// Where face coefficient ab = a + P b of face f sits in F, the own side's (the
+    /// neighbour's 6 FS further): f FS + a + FPP b (Layout; FPP = P unless FOLD).
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int coefficient_slot(int f, int ab) {
+      return f * FS + ab % P + FPP * (ab / P);
+    }
     View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 verts, vgeo, ghost;
     View4 fgeo, trace, trace_out;
@@ -703,11 +713,26 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         vi[a] = sides ? s1[a] : 0.0;
         vo[a] = sides == 3 ? so[a] : 0.0;
       }
+      double ui[Q], uo[Q];
+      sym_points<0, P, Q>(tb.B, vi, [&](int al, double x) { ui[al] = x; });
+      if (sides == 3) {
+        sym_points<0, P, Q>(tb.B, vo, [&](int al, double x) { uo[al] = x; });
+      } else {
+        DG_UNROLL
+        for (int al = 0; al < Q; ++al)
+          uo[al] = ui[al];
+      }
+      point_fluxes(tb, S, e, f, be, ui, uo, phi);
+    }
+
+    /// Advection: - w_al w_be (a . n)^upwind u dS at the Q points (al, be) of row be of face f
+    /// from this side's values ui and the other side's uo there (a boundary face: its datum or
+    /// ui, by its type).
+    KOKKOS_FORCEINLINE_FUNCTION void point_fluxes(const Tables& tb, const double* S, int e, int f,
+                                                  int be, const double ui[Q], const double uo[Q],
+                                                  double phi[Q]) const {
       const int type = ftype(e, f);
       const int slot = nbr(e, f);
-      double ui[Q], uo[Q] = {};
-      sym_points<0, P, Q>(tb.B, vi, [&](int al, double x) { ui[al] = x; });
-      if (sides == 3) sym_points<0, P, Q>(tb.B, vo, [&](int al, double x) { uo[al] = x; });
       // trilinear_pencil: (a . n) dS is linear along the row (the Jacobian's column along the
       // row's direction does not depend on it, the other tangent column is linear in it), with
       // the rotation quadratic (a linear along the row as well).
@@ -726,7 +751,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       DG_UNROLL
       for (int al = 0; al < Q; ++al) {
         const double uin = ui[al];
-        double uout = sides == 3 ? uo[al] : uin;
+        double uout = uo[al];
         const double an = geo() == PencilGeometry::trilinear_pencil
                               ? an0 + tb.x[al] * (an1 + tb.x[al] * an2)
                               : normal_velocity(e, S + OG, tb, f, al, be);
@@ -772,6 +797,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// Loads of batch bi: states, geometry, and (stage) the neighbours' face coefficients, all
     /// complete for this thread on return (a team barrier then makes them the team's).
     KOKKOS_INLINE_FUNCTION void load(const TeamMember& team, double* base, int bi) const {
+      if constexpr (NOD) {
+        issue_nodal_loads(team, base, bi);
+        copy_wait();
+        return;
+      }
       issue_loads(team, base, bi);
       copy_wait();
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
@@ -779,30 +809,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 #endif
     }
 
-    /// The loads of load(); on GPUs with async_loads the state and the face coefficients as
-    /// asynchronous copies (copy_async), all of a team's in flight at once, and the neighbours'
-    /// coefficients as stored (flip_neighbours applies the orientation's signs).
-    KOKKOS_INLINE_FUNCTION void issue_loads(const TeamMember& team, double* base, int bi) const {
-      const int e0 = bi * ne, nl = batch(bi);
-      if (team.team_rank() == 0 && !traces_only) prefetch_neighbours(bi + 1);
-#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
-      for (int k = 0; k < nl; ++k) {
-        const double* ue = &u(elem(e0 + k), 0);
-        double* U = base + k * ED + OU;
-        for (int m = 0; m < P3; ++m)
-          U[m] = ue[m];
-      }
-#else
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
-        const int k = idx / P3, m = idx % P3;
-        if (async_loads)
-          copy_async<level0<DIFF, COLL>>(base + k * ED + OU + m, &u(elem(e0 + k), m));
-        else
-          base[k * ED + OU + m] = u(elem(e0 + k), m);
-      });
-#endif
-      // The traces with diffusion take J^-1 n at the face points: the map's coefficients too.
-      if (traces_only && !(DIFF && diffusion_map && geo() == PencilGeometry::trilinear)) return;
+    /// The geometry of the batch's nl elements from e0 into G: the trilinear map's coefficients,
+    /// or the affine record (C = adj(J) a, 1/|J|; with the record geometry (a . n) dS per face).
+    KOKKOS_INLINE_FUNCTION void load_geometry(const TeamMember& team, double* base, int e0,
+                                              int nl) const {
       if (geo() == PencilGeometry::trilinear || geo() == PencilGeometry::trilinear_pencil) {
         // Coefficient g of component i: (1/8) sum_v X_v(i) times the monomial g at the
         // vertex's signs (1, r, s, t, rs, rt, st, rst); one thread per component, its eight
@@ -841,6 +851,108 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                          fgeo(e, f, 0, 3);
         });
       }
+    }
+
+    /// NOD: the loads of batch bi. The state's values into BQ, x-pencils PP apart (point
+    /// (a, b, c) at OB + a + PP (b + Q c)); the geometry; with a stage, each face's own values
+    /// (trace, emitted by the previous stage) and the neighbour's at the same points (its nodal
+    /// trace at hex::map_index; no signs: a reflection reverses the points' order) into F at
+    /// coefficient_slot(f, al + P be) and 6 FS further. A boundary face's outer values come from
+    /// its data in the face pass. On GPUs with async_loads as asynchronous copies, the
+    /// neighbours' located through one word per face (issue_face_coefficients).
+    KOKKOS_INLINE_FUNCTION void issue_nodal_loads(const TeamMember& team, double* base,
+                                                  int bi) const {
+      const int e0 = bi * ne, nl = batch(bi);
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+      if (team.team_rank() == 0 && !traces_only) prefetch_neighbours(bi + 1);
+      for (int k = 0; k < nl; ++k) {
+        const double* ue = &u(elem(e0 + k), 0);
+        double* N = base + k * ED + OB;
+        for (int bc = 0; bc < Q2; ++bc)
+          for (int a = 0; a < Q; ++a)
+            N[PP * bc + a] = ue[Q * bc + a];
+      }
+      if (traces_only) return;
+      load_geometry(team, base, e0, nl);
+      // CPUs: one face at a time (its type, neighbour and orientation read once), as
+      // issue_loads.
+      for (int k = 0; k < nl; ++k) {
+        const int e = elem(e0 + k);
+        double* F = base + k * ED + OF;
+        for (int f = 0; f < 6; ++f) {
+          DG_UNROLL
+          for (int pt = 0; pt < P2; ++pt)
+            F[coefficient_slot(f, pt)] = trace(e, f, pt, 0);
+          double* nbv = F + 6 * FS + f * FS;
+          const int type = ftype(e, f);
+          if (type != face_local && type != face_ghost) {
+            for (int pt = 0; pt < P2; ++pt)
+              nbv[pt % P + FPP * (pt / P)] = 0.0;
+            continue;
+          }
+          // The orientation's bits as the GPUs' copies take them (neighbour_point).
+          const long long w = neighbour_word(type, 0, 0, orient(e, f), 0);
+          int sv;
+          const double* v = neighbour_face_data(e, f, sv);
+          for (int be = 0; be < P; ++be)
+            for (int al = 0; al < P; ++al)
+              nbv[al + FPP * be] = v[sv * neighbour_point(w, al, be, P)];
+        }
+      }
+#else
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3;
+        double* dst = base + k * ED + OB + PP * (m / Q) + m % Q;
+        const double* src = &u(elem(e0 + k), m);
+        if (async_loads) return copy_async<L0>(dst, src);
+        *dst = *src;
+      });
+      if (traces_only) return;
+      load_geometry(team, base, e0, nl);
+      if (async_loads) return issue_face_coefficients(team, base, bi);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
+        const int k = idx / (6 * P2), f = (idx / P2) % 6, pt = idx % P2, e = elem(e0 + k);
+        double* F = base + k * ED + OF + coefficient_slot(f, pt);
+        F[0] = trace(e, f, pt, 0);
+        const int type = ftype(e, f);
+        double v = 0.0;
+        if (type == face_local || type == face_ghost) {
+          int ip, jp;
+          hex::map_index(orient(e, f), P, pt % P, pt / P, ip, jp);
+          const int nb = nbr(e, f);
+          v = type == face_local ? trace(nb, nbr_face(e, f), ip + P * jp, 0)
+                                 : ghost(nb, ip + P * jp, 0);
+        }
+        F[6 * FS] = v;
+      });
+#endif
+    }
+
+    /// The loads of load(); on GPUs with async_loads the state and the face coefficients as
+    /// asynchronous copies (copy_async), all of a team's in flight at once, and the neighbours'
+    /// coefficients as stored (flip_neighbours applies the orientation's signs).
+    KOKKOS_INLINE_FUNCTION void issue_loads(const TeamMember& team, double* base, int bi) const {
+      const int e0 = bi * ne, nl = batch(bi);
+      if (team.team_rank() == 0 && !traces_only) prefetch_neighbours(bi + 1);
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+      for (int k = 0; k < nl; ++k) {
+        const double* ue = &u(elem(e0 + k), 0);
+        double* U = base + k * ED + OU;
+        for (int m = 0; m < P3; ++m)
+          U[m] = ue[m];
+      }
+#else
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
+        const int k = idx / P3, m = idx % P3;
+        if (async_loads)
+          copy_async<L0>(base + k * ED + OU + m, &u(elem(e0 + k), m));
+        else
+          base[k * ED + OU + m] = u(elem(e0 + k), m);
+      });
+#endif
+      // The traces with diffusion take J^-1 n at the face points: the map's coefficients too.
+      if (traces_only && !(DIFF && diffusion_map && geo() == PencilGeometry::trilinear)) return;
+      load_geometry(team, base, e0, nl);
       // Advection: the own modal face coefficients as well (trace holds them, the traces of u,
       // which saves their computation from U in pass 1) and the neighbours'.
       if constexpr (DIFF) return; // nodal neighbour traces, read where they are used (pass 3)
@@ -852,13 +964,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         double* F = base + k * ED + OF;
         side_list(e, base + k * ED + OSD);
         for (int f = 0; f < 6; ++f) {
-          double* own = F + f * FS;
           double* nbv = F + 6 * FS + f * FS;
           const int sides = static_cast<int>(base[k * ED + OSD + f]);
           if (sides & 1) {
             DG_UNROLL
             for (int ab = 0; ab < P2; ++ab)
-              own[ab % P + FPP * (ab / P)] = trace(e, f, ab, 0);
+              F[coefficient_slot(f, ab)] = trace(e, f, ab, 0);
           }
           if (!(sides & 2)) continue;
           const int o = orient(e, f), swap = o & 1, fa = (o >> 1) & 1, fb = (o >> 2) & 1;
@@ -880,7 +991,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       // GPUs: one thread per coefficient, both sides of every face (face_side_selection).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
-        double* F = base + k * ED + OF + f * FS + ab % P + FPP * (ab / P);
+        double* F = base + k * ED + OF + coefficient_slot(f, ab);
         F[0] = trace(e, f, ab, 0);
         const int type = ftype(e, f);
         double v = 0.0;
@@ -901,7 +1012,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     /// Advection on GPUs, async_loads: the own and the neighbours' modal face coefficients of
-    /// batch bi as asynchronous copies into FC/FN, one thread per coefficient. First each face's
+    /// batch bi (NOD: the face values at the points) as asynchronous copies into FC/FN, one
+    /// thread per coefficient. First each face's
     /// neighbour word (neighbour_word: its type, neighbour, face and orientation read together,
     /// one load latency) into A, free until pass 1, then a barrier: the copies of every
     /// coefficient go in flight at once instead of each waiting on the type, then the
@@ -926,17 +1038,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const int n = nl * 6 * P2;
       for (int idx = team.team_rank(); idx < n; idx += team.team_size()) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2, e = elem(e0 + k);
-        double* F = base + k * ED + OF + f * FS + ab % P + FPP * (ab / P);
-        copy_async<level0<DIFF, COLL>>(F, &trace(e, f, ab, 0));
+        double* F = base + k * ED + OF + coefficient_slot(f, ab);
+        copy_async<L0>(F, &trace(e, f, ab, 0));
         const long long w = words(base, k)[f];
         if (!((w >> word_present) & 1)) {
           F[6 * FS] = 0.0;
           continue;
         }
         const long long nc = (w >> word_ghost) & 1 ? ghost.extent(2) : trace.extent(3);
-        const double* src = word_source(w, trace.data(), ghost.data(), nullptr) +
-                            nc * neighbour_coefficient(w, ab % P, ab / P, P);
-        copy_async<level0<DIFF, COLL>>(F + 6 * FS, src);
+        // NOD: the neighbour's point (no signs: a reflection reverses the points' order).
+        const int at = NOD ? neighbour_point(w, ab % P, ab / P, P)
+                           : neighbour_coefficient(w, ab % P, ab / P, P);
+        const double* src = word_source(w, trace.data(), ghost.data(), nullptr) + nc * at;
+        copy_async<L0>(F + 6 * FS, src);
       }
     }
 
@@ -949,7 +1063,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, ab = idx % P2;
         const long long w = words(base, k)[f];
         if (((w >> word_present) & 1) && neighbour_flip(w, ab % P, ab / P))
-          base[k * ED + OF + 6 * FS + f * FS + ab % P + FPP * (ab / P)] *= -1.0;
+          base[k * ED + OF + 6 * FS + coefficient_slot(f, ab)] *= -1.0;
       }
     }
 
@@ -1173,6 +1287,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// (three passes: coefficients against E and dE, along b, along a).
     KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, const Tables& tb, double* base, int e0,
                                      int nl) const {
+      if constexpr (NOD) return emit_nodal(team, base, e0, nl);
       if constexpr (DIFF) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
           const int k = idx / P2, ij = idx % P2;
@@ -1282,9 +1397,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
-      double* scratch = static_cast<double*>(
-          team.team_scratch(level).get_shmem(sizeof(double) * scratch_doubles<DIFF, COLL>(ne)));
-      if constexpr (level0<DIFF, COLL>) scratch = shared_space(scratch);
+      double* scratch = static_cast<double*>(team.team_scratch(level).get_shmem(
+          sizeof(double) * scratch_doubles<DIFF, COLL, NOD>(ne)));
+      if constexpr (L0) scratch = shared_space(scratch);
       // ts: the tables in team scratch; tb: B, D, E from the constant bank where that applies.
       const Tables ts = load_scratch_tables(team, scratch, tables, points);
       const Tables tb = constant_tables ? Tables{ct.B, ct.D, ct.E, ct.dE, ts.w, ts.x} : ts;
@@ -1296,6 +1411,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         emit(team, tb, base, e0, nl);
         return;
       }
+      if constexpr (NOD) return nodal_passes(team, tb, base, e0, nl);
 
       // 1. z-backward T1(i, j, c) into A (diffusion: also against D, the second half, and the
       //    own face coefficients into FC).
@@ -1501,18 +1617,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       face_pass<true>(team, tb, base, e0, nl);
       team.team_barrier();
       // 4. N(a, b, c) += sum_b' DW(b, b') F_1(a, b', c), one y-pencil per thread.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
-        const int k = idx / Q2, ac = idx % Q2, a = ac % Q, c = ac / Q;
-        double* S = base + k * ED;
-        // F_1(a, b, c) = F1[PP b], N likewise.
-        const double* F1 = S + OH + a + PP * Q * c;
-        double* N = S + OB + a + PP * Q * c;
-        double x[Q];
-        DG_UNROLL
-        for (int b = 0; b < Q; ++b)
-          x[b] = F1[PP * b];
-        dw_points(ct, x, [&](int b, double s) { N[PP * b] += s; });
-      });
+      dw_y_pass(team, base, nl);
       if constexpr (DIFF) { // FR0(al, be) += sum_be' DW(be, be') FR3(al, be'), one column each
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
           const int k = idx / (6 * Q), f = (idx / Q) % 6, al = idx % Q;
@@ -1579,6 +1684,127 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
     }
 
+    /// Pass 4 of the collocated passes: N(a, b, c) += sum_b' DW(b, b') F_1(a, b', c), one
+    /// y-pencil per thread. No barrier.
+    KOKKOS_INLINE_FUNCTION void dw_y_pass(const TeamMember& team, double* base, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
+        const int k = idx / Q2, ac = idx % Q2, a = ac % Q, c = ac / Q;
+        double* S = base + k * ED;
+        // F_1(a, b, c) = F1[PP b], N likewise.
+        const double* F1 = S + OH + a + PP * Q * c;
+        double* N = S + OB + a + PP * Q * c;
+        double x[Q];
+        DG_UNROLL
+        for (int b = 0; b < Q; ++b)
+          x[b] = F1[PP * b];
+        dw_points(ct, x, [&](int b, double s) { N[PP * b] += s; });
+      });
+    }
+
+    /// NOD, the state at the Q^3 = P^3 Gauss points (ElementBlock::nodal): the collocated
+    /// passes without the backward transform of the state before them (passes 1, 2 and the
+    /// x-backward of pass 3) and the inner products after them (the z-inner products of pass 5,
+    /// passes 6 and 7), which map the modal state to its values at the points and back (B is
+    /// square and B^T W B = I): the same scheme to round-off, and the RK update at the points.
+    /// Traces are the values at the face points (nodal, as with diffusion). After the loads:
+    ///   A  per x-pencil: F_d = w C_d u at the points, DW F_0 along x into BQ in place, F_1, F_2
+    ///      into H; per face row the upwind fluxes at the points over the own values (F);
+    ///   B  per y-pencil: + DW F_1 along y;
+    ///   C  per z-pencil: + DW F_2 along z and the six faces' lifts (EW), times 1 / (w |J|): the
+    ///      right-hand side at the points; the epilogue; the new state into BQ;
+    ///   D  with emitted traces: the new state at the face points (emit_nodal).
+    KOKKOS_INLINE_FUNCTION void nodal_passes(const TeamMember& team, const Tables& tb, double* base,
+                                             int e0, int nl) const {
+      const double* EW = ct.EW;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
+        const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        double* N = S + OB + PP * bc; // this thread's x-pencil of the state
+        double* H = S + OH + PP * bc;
+        double C0[Q], C1[Q], C2[Q];
+        contravariant(e, S + OG, tb, b, c, C0, C1, C2);
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          const double v = N[a];
+          C0[a] *= v;
+          H[a] = C1[a] * v;
+          H[PP * Q2 + a] = C2[a] * v;
+        }
+        dw_points(ct, C0, [&](int a, double s) { N[a] = s; });
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+        const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        double* FR = S + OR + f * PP * Q + PP * be; // the row's own values, then its fluxes
+        double ui[Q], uo[Q], phi[Q];
+        DG_UNROLL
+        for (int al = 0; al < Q; ++al) {
+          ui[al] = FR[al];
+          uo[al] = FR[6 * FS + al];
+        }
+        point_fluxes(tb, S, e, f, be, ui, uo, phi);
+        DG_UNROLL
+        for (int al = 0; al < Q; ++al)
+          FR[al] = phi[al];
+      });
+      team.team_barrier();
+      dw_y_pass(team, base, nl);
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
+        const int k = idx / Q2, ab = idx % Q2, a = ab % Q, b = ab / Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        const double* F2 = S + OH + PP * Q2 + a + PP * b; // F_2(a, b, c) = F2[PP Q c]
+        double* N = S + OB + a + PP * b;
+        const double* FR = S + OR; // face f's flux at (al, be): FR[f PP Q + PP be + al]
+        double x[Q];
+        DG_UNROLL
+        for (int c = 0; c < Q; ++c)
+          x[c] = F2[PP * Q * c];
+        const double ex0 = EW[a], ex1 = EW[Q + a], ey0 = EW[b], ey1 = EW[Q + b];
+        const double fz0 = FR[4 * PP * Q + PP * b + a], fz1 = FR[5 * PP * Q + PP * b + a];
+        double g[Q], inv[Q];
+        dw_points(ct, x, [&](int c, double s) { g[c] = s; });
+        inverse_jacobians<2>(e, S + OG, tb, a, b, inv);
+        const double wab = 1.0 / (tb.w[a] * tb.w[b]);
+        DG_UNROLL
+        for (int c = 0; c < Q; ++c) {
+          const double n = g[c] + N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 +
+                           ex0 * FR[PP * c + b] + ex1 * FR[PP * Q + PP * c + b] +
+                           ey0 * FR[2 * PP * Q + PP * c + a] + ey1 * FR[3 * PP * Q + PP * c + a];
+          const int m = a + Q * (b + Q * c);
+          N[PP * Q * c] = ep.apply(u, reg, e, m, n * inv[c] * (wab / tb.w[c]), u(e, m));
+        }
+      });
+      if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
+        team.team_barrier();
+        emit_nodal(team, base, e0, nl);
+      }
+    }
+
+    /// NOD: the values of the state in BQ at the face points into trace_out, EW (the Lagrange
+    /// basis of the points at -1 and 1) against each pencil: x-pencils give faces 0 and 1 at
+    /// point (b, c), y-pencils faces 2 and 3 at (a, c), z-pencils faces 4 and 5 at (a, b).
+    KOKKOS_INLINE_FUNCTION void emit_nodal(const TeamMember& team, double* base, int e0,
+                                           int nl) const {
+      const double* EW = ct.EW;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 3 * Q2), [&](int idx) {
+        const int k = idx / (3 * Q2), d = (idx / Q2) % 3, ij = idx % Q2, i = ij % Q, j = ij / Q;
+        const int e = elem(e0 + k);
+        const double* N =
+            base + k * ED + OB + (d == 0 ? PP * ij : (d == 1 ? i + PP * Q * j : i + PP * j));
+        const int st = d == 0 ? 1 : (d == 1 ? PP : PP * Q);
+        double t0 = 0.0, t1 = 0.0;
+        DG_UNROLL
+        for (int c = 0; c < Q; ++c) {
+          const double v = N[st * c];
+          t0 += EW[c] * v;
+          t1 += EW[Q + c] * v;
+        }
+        trace_out(e, 2 * d, ij, 0) = t0;
+        trace_out(e, 2 * d + 1, ij, 0) = t1;
+      });
+    }
+
     /// 6-10: the weight-adjusted inverse mass of R (in H): backward along z, y, x; w / |J|;
     /// inner along x, y, z; then the epilogue.
     KOKKOS_INLINE_FUNCTION void inverse_mass(const TeamMember& team, const Tables& tb,
@@ -1622,7 +1848,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// the trilinear_pencil geometry at p = 5), else 1; with diffusion at q = p + 1 2 at p = 5,
   /// else 1; the collocated passes' own advection kernel along each pencil's map 8 at p = 3 (the
   /// rotation 4), 5 at p = 4 and 3 at p = 5; as many as fit in level-0 scratch. One on CPUs.
-  template <bool DIFF, bool COLL, bool MAP>
+  template <bool DIFF, bool COLL, bool MAP, bool NOD = false>
   static int elems_per_team(const KernelVariant& v, PencilGeometry g) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1; with
@@ -1642,7 +1868,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                              ? fold_pencil
                              : (two ? 2 : 1);
     int ne = v.qpencil_elems > 0 ? v.qpencil_elems : by_order;
-    while (level0<DIFF, COLL> && ne > 1 && scratch_bytes<DIFF, COLL>(ne) > level0_max_bytes)
+    while (level0<DIFF, COLL, NOD> && ne > 1 &&
+           scratch_bytes<DIFF, COLL, NOD>(ne) > level0_max_bytes)
       --ne;
     return ne;
 #else
@@ -1669,33 +1896,46 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           return launch_geometry<DIFF, true>(a, traces_only, out);
       }
     }
+    DG_VERIFY(!a.block->nodal, "quadrature pencil path: a nodal state takes the collocated "
+                               "passes' own advection kernel (q = p + 1, non-affine elements)");
     launch_geometry<DIFF, false>(a, traces_only, out);
   }
 
   /// ... for advection with the map along each pencil and a constant velocity on non-affine
   /// elements its own kernel (Stage's MAP), else the kernel of every geometry.
+  /// With a nodal state (ElementBlock::nodal) the collocated passes' own advection kernel in
+  /// its nodal form (Stage's NOD).
   template <bool DIFF, bool COLL>
   static void launch_geometry(const StageArgs& a, bool traces_only, const View4& out) {
+    const bool nodal = a.block->nodal;
+    DG_VERIFY(!nodal || (COLL && !DIFF), "quadrature pencil path: a nodal state takes the "
+                                         "collocated passes' own advection kernel");
     if constexpr (!DIFF) {
-      if (a.variant.qpencil_map_kernel && !a.block->affine &&
-          a.qgeometry == PencilGeometry::trilinear_pencil &&
-          a.pde.advection.kind == physics::Advection::constant)
-        return launch_stage<DIFF, COLL, true>(a, traces_only, out);
+      const bool map = a.variant.qpencil_map_kernel && !a.block->affine &&
+                       a.qgeometry == PencilGeometry::trilinear_pencil &&
+                       a.pde.advection.kind == physics::Advection::constant;
+      if constexpr (COLL) {
+        if (nodal && map) return launch_stage<DIFF, COLL, true, true>(a, traces_only, out);
+        if (nodal) return launch_stage<DIFF, COLL, false, true>(a, traces_only, out);
+      }
+      if (map) return launch_stage<DIFF, COLL, true>(a, traces_only, out);
     }
     launch_stage<DIFF, COLL, false>(a, traces_only, out);
   }
 
-  template <bool DIFF, bool COLL, bool MAP>
+  template <bool DIFF, bool COLL, bool MAP, bool NOD = false>
   static void launch_stage(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
     const ElementBlock& b = *a.block;
-    const int ne = elems_per_team<DIFF, COLL, MAP>(a.variant, a.qgeometry);
+    const int ne = elems_per_team<DIFF, COLL, MAP, NOD>(a.variant, a.qgeometry);
     DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored ||
                   (diffusion_map && a.qgeometry == PencilGeometry::trilinear),
               "quadrature pencil path: diffusion takes the stored geometry (or, on CPUs, the "
               "trilinear one)");
-    Stage<DIFF, COLL, MAP> k;
+    DG_VERIFY(!NOD || b.source.extent(0) == 0,
+              "quadrature pencil path: a nodal state takes no source (its modes are modal)");
+    Stage<DIFF, COLL, MAP, NOD> k;
     k.u = b.u;
     k.reg = b.reg;
     k.verts = b.verts;
@@ -1784,27 +2024,30 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
   static constexpr int min_blocks_diffusion = Q == P + 1 && (P - 1 == 4 || P - 1 == 7) ? 4 : 0;
 
-  template <int MINB, bool DIFF, bool COLL, bool MAP>
-  static void run(Stage<DIFF, COLL, MAP>& k, int n, int ne, const StageArgs& a, bool traces_only) {
+  template <int MINB, bool DIFF, bool COLL, bool MAP, bool NOD>
+  static void run(Stage<DIFF, COLL, MAP, NOD>& k, int n, int ne, const StageArgs& a,
+                  bool traces_only) {
     const KernelVariant& v = a.variant;
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
-    const size_t bytes = scratch_bytes<DIFF, COLL>(ne);
+    const size_t bytes = scratch_bytes<DIFF, COLL, NOD>(ne);
     int threads = v.team_size;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
 #endif
-    const Pol pol = policy<Q, Stage<DIFF, COLL, MAP>, Pol>(a.space, (n + ne - 1) / ne, bytes, k,
-                                                           threads, level0_max_bytes);
+    const Pol pol = policy<Q, Stage<DIFF, COLL, MAP, NOD>, Pol>(a.space, (n + ne - 1) / ne, bytes,
+                                                                k, threads, level0_max_bytes);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    DG_VERIFY(!(level0<DIFF, COLL>) || k.level == 0,
+    DG_VERIFY(!(level0<DIFF, COLL, NOD>) || k.level == 0,
               "quadrature pencil kernel (p = " << P - 1 << "): " << bytes
                                                << " bytes of team scratch are not level 0");
 #endif
     DG_VERIFY(pol.team_size() >= 1,
               "quadrature pencil kernel (p = " << P - 1 << ", launch bounds " << MINB
                                                << "): no team size fits on this device");
-    const char* label = traces_only ? "dg::fixed::qpencil_traces" : "dg::fixed::qpencil_stage";
+    const char* label =
+        traces_only ? (NOD ? "dg::fixed::qpencil_nodal_traces" : "dg::fixed::qpencil_traces")
+                    : (NOD ? "dg::fixed::qpencil_nodal_stage" : "dg::fixed::qpencil_stage");
     launch_kernel(label, pol, k);
   }
 };
