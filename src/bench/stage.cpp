@@ -348,7 +348,7 @@ int stage(Options& o) {
                         (lin  ? fixed::modal_linear_bytes_per_dof(p)
                          : qp ? fixed::qpencil_bytes_per_dof(
                                     p, s.op().quadrature_pencil_geometry(), s.block().Q, diff,
-                                    s.op().quadrature_pencil_upwind_sides())
+                                    s.op().quadrature_pencil_upwind_sides() && !s.block().nodal)
                               : fixed::stage_bytes_per_dof(p, diff, affine, v) +
                                     fixed::field_bytes_per_dof(p, field, false, false)) +
                         (var == "separate" ? 5.0 * sizeof(double) : 0.0);

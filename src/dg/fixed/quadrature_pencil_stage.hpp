@@ -428,7 +428,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// chosen at run time, so that the other form's passes take none of its registers (ptxas,
   /// p = 5 without launch bounds: the diffusion stage 102 registers instead of 136, advection
   /// 164 instead of 206; with bounds fewer spills).
-  template <bool DIFF, bool COLL = false, bool MAP = false, bool NOD = false>
+  template <bool DIFF, bool COLL = false, int MAP = 0, bool NOD = false>
   struct Stage {
     static_assert(!COLL || Q == P, "the collocated passes need Q = P");
     static_assert(!MAP || !DIFF, "the map along each pencil is for advection");
@@ -475,14 +475,15 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// the modal right-hand side as well (KernelVariant::qpencil_collocated_kernel = 0).
     bool collocated = false;
     /// The geometry, the rotation and affine as the kernel takes them: with MAP (non-affine
-    /// elements, the map along each pencil, a constant velocity) known at compile time, so that
-    /// the other geometries' code leaves the kernel.
+    /// elements, the map along each pencil; 1: a constant velocity, 2: the rotation, nodal
+    /// state only) known at compile time, so that the other geometries' code leaves the
+    /// kernel.
     KOKKOS_FORCEINLINE_FUNCTION PencilGeometry geo() const {
-      if constexpr (MAP) return PencilGeometry::trilinear_pencil;
+      if constexpr (MAP > 0) return PencilGeometry::trilinear_pencil;
       return geometry;
     }
-    KOKKOS_FORCEINLINE_FUNCTION bool rot() const { return !MAP && rotation; }
-    KOKKOS_FORCEINLINE_FUNCTION bool aff() const { return !MAP && affine; }
+    KOKKOS_FORCEINLINE_FUNCTION bool rot() const { return MAP == 2 || (MAP == 0 && rotation); }
+    KOKKOS_FORCEINLINE_FUNCTION bool aff() const { return MAP == 0 && affine; }
     int ne = 1, first = -1, level = 0;
     ConstTables ct{};
 
@@ -1848,7 +1849,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// the trilinear_pencil geometry at p = 5), else 1; with diffusion at q = p + 1 2 at p = 5,
   /// else 1; the collocated passes' own advection kernel along each pencil's map 8 at p = 3 (the
   /// rotation 4), 5 at p = 4 and 3 at p = 5; as many as fit in level-0 scratch. One on CPUs.
-  template <bool DIFF, bool COLL, bool MAP, bool NOD = false>
+  template <bool DIFF, bool COLL, int MAP, bool NOD = false>
   static int elems_per_team(const KernelVariant& v, PencilGeometry g) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Measured on the H100 (dgbench stage --qpencil-elems 1,2,4): 2 up to p = 4, else 1; with
@@ -1863,9 +1864,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     // p = 5 (1.06x over 2; the rotation 1.05x).
     const bool two =
         DIFF && Q == P ? P == 6 : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
-    const int fold_pencil = P == 4 ? (MAP ? 8 : 4) : (P == 5 ? 5 : (P == 6 ? 3 : 0));
-    const int by_order = COLL && !DIFF && g == PencilGeometry::trilinear_pencil && fold_pencil > 0
-                             ? fold_pencil
+    const int fold_pencil = P == 4 ? (MAP == 1 ? 8 : 4) : (P == 5 ? 5 : (P == 6 ? 3 : 0));
+    // The nodal state (NOD), on the H200 (the same sweep with --qpencil-elems 0,1,2,3,4,5,6,8
+    // --qpencil-bounds -1,0,4,5,6, docs/performance.md#nodal): with a constant velocity 2 at
+    // p = 3 (1.02x over 8), else as above; the rotation 8 at p = 3 (1.03x over 4), 3 at p = 6
+    // (1.02x over 1), 2 at p = 7 (1.02x over 1).
+    const int nodal_pencil = MAP == 1 ? (P == 4 ? 2 : fold_pencil)
+                                      : (P == 4 ? 8 : (P == 7 ? 3 : (P == 8 ? 2 : fold_pencil)));
+    const int pencil = NOD ? nodal_pencil : fold_pencil;
+    const int by_order = COLL && !DIFF && g == PencilGeometry::trilinear_pencil && pencil > 0
+                             ? pencil
                              : (two ? 2 : 1);
     int ne = v.qpencil_elems > 0 ? v.qpencil_elems : by_order;
     while (level0<DIFF, COLL, NOD> && ne > 1 &&
@@ -1904,7 +1912,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// ... for advection with the map along each pencil and a constant velocity on non-affine
   /// elements its own kernel (Stage's MAP), else the kernel of every geometry.
   /// With a nodal state (ElementBlock::nodal) the collocated passes' own advection kernel in
-  /// its nodal form (Stage's NOD).
+  /// its nodal form (Stage's NOD), with the rotation along each pencil's map a kernel of its own
+  /// too (MAP = 2).
   template <bool DIFF, bool COLL>
   static void launch_geometry(const StageArgs& a, bool traces_only, const View4& out) {
     const bool nodal = a.block->nodal;
@@ -1915,15 +1924,20 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                        a.qgeometry == PencilGeometry::trilinear_pencil &&
                        a.pde.advection.kind == physics::Advection::constant;
       if constexpr (COLL) {
-        if (nodal && map) return launch_stage<DIFF, COLL, true, true>(a, traces_only, out);
-        if (nodal) return launch_stage<DIFF, COLL, false, true>(a, traces_only, out);
+        // The rotation along each pencil's map in a kernel of its own as well (MAP = 2).
+        const bool rotation_map = a.variant.qpencil_map_kernel && !a.block->affine &&
+                                  a.qgeometry == PencilGeometry::trilinear_pencil &&
+                                  a.pde.advection.kind == physics::Advection::rotation;
+        if (nodal && map) return launch_stage<DIFF, COLL, 1, true>(a, traces_only, out);
+        if (nodal && rotation_map) return launch_stage<DIFF, COLL, 2, true>(a, traces_only, out);
+        if (nodal) return launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
       }
-      if (map) return launch_stage<DIFF, COLL, true>(a, traces_only, out);
+      if (map) return launch_stage<DIFF, COLL, 1>(a, traces_only, out);
     }
-    launch_stage<DIFF, COLL, false>(a, traces_only, out);
+    launch_stage<DIFF, COLL, 0>(a, traces_only, out);
   }
 
-  template <bool DIFF, bool COLL, bool MAP, bool NOD = false>
+  template <bool DIFF, bool COLL, int MAP, bool NOD = false>
   static void launch_stage(const StageArgs& a, bool traces_only, const View4& out) {
     const int n = static_cast<int>(a.elems.extent(0));
     if (n == 0) return;
@@ -1980,13 +1994,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     if constexpr (constant_tables || Q == P) k.ct = const_tables();
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if constexpr (P - 1 <= bounds_max_order) {
-      const int m =
-          a.variant.qpencil_min_blocks >= 0
-              ? a.variant.qpencil_min_blocks
-              : (DIFF  ? min_blocks_diffusion
-                 : MAP ? min_blocks_map
-                       : (a.qgeometry == PencilGeometry::trilinear_pencil ? min_blocks_pencil
-                                                                          : min_blocks_default));
+      const int m = a.variant.qpencil_min_blocks >= 0
+                        ? a.variant.qpencil_min_blocks
+                        : (DIFF       ? min_blocks_diffusion
+                           : MAP == 1 ? (NOD ? min_blocks_nodal_map : min_blocks_map)
+                                      : (a.qgeometry == PencilGeometry::trilinear_pencil
+                                             ? min_blocks_pencil
+                                             : min_blocks_default));
       DG_VERIFY(m == 0 || m == 4 || m == 5 || m == 6 || m == 8,
                 "qpencil_min_blocks " << m << ": valid are 0, 4, 5, 6, 8");
       if (m == 4) return run<4>(k, n, ne, a, traces_only);
@@ -2012,6 +2026,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// else the default: at q = p + 1 on the H200 with F and S folded (Layout) 5 at p = 3 with
   /// elems_per_team's eight elements (1.06x over 4), 4 at p = 7 (1.03x over none).
   static constexpr int min_blocks_map = P == 6 || (P == 7 && Q == 8) ? 5 : min_blocks_default;
+  /// ... on the nodal state (NOD; the sweep of elems_per_team): 5 at p = 6 (1.06x over 4), else
+  /// min_blocks_map.
+  static constexpr int min_blocks_nodal_map = P == 7 && Q == 7 ? 5 : min_blocks_map;
   /// The rest of the trilinear_pencil geometry, the rotation (dgbench stage --physics
   /// advection-rotation --q-offset 1 --qpencil-elems 1,2,3,4,5 --qpencil-bounds 0,4,5,6): at
   /// q = p + 1 on the H200 with elems_per_team's elements 5 at p = 3 and 4 (1.005x and 1.02x over
@@ -2024,7 +2041,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
   static constexpr int min_blocks_diffusion = Q == P + 1 && (P - 1 == 4 || P - 1 == 7) ? 4 : 0;
 
-  template <int MINB, bool DIFF, bool COLL, bool MAP, bool NOD>
+  template <int MINB, bool DIFF, bool COLL, int MAP, bool NOD>
   static void run(Stage<DIFF, COLL, MAP, NOD>& k, int n, int ne, const StageArgs& a,
                   bool traces_only) {
     const KernelVariant& v = a.variant;
