@@ -344,6 +344,7 @@ void DGOperator::linear_records() {
 }
 
 void DGOperator::set_variant(const KernelVariant& v) {
+  to_modal_state(); // the new variant's stages may take modes
   variant_ = v;
   traces_current_ = false; // the trace layout may change with the path
   ahead_times_.clear();    // ... and which path reads the boundary data

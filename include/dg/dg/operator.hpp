@@ -339,7 +339,8 @@ public:
   /// ... whose face passes take only the sides each face's upwind flux uses (advection with
   /// per-point tables on CPU builds, KernelVariant::qpencil_upwind_sides).
   bool quadrature_pencil_upwind_sides() const;
-  /// (Rebuilds the records of a velocity affine in space where modal_linear_mixed changes.)
+  /// (Rebuilds the records of a velocity affine in space where modal_linear_mixed changes; a
+  /// nodal state becomes modal first.)
   void set_variant(const KernelVariant& v);
   const KernelVariant& variant() const { return variant_; }
 

@@ -1998,6 +1998,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                         ? a.variant.qpencil_min_blocks
                         : (DIFF       ? min_blocks_diffusion
                            : MAP == 1 ? (NOD ? min_blocks_nodal_map : min_blocks_map)
+                           : MAP == 2 ? min_blocks_nodal_rotation
                                       : (a.qgeometry == PencilGeometry::trilinear_pencil
                                              ? min_blocks_pencil
                                              : min_blocks_default));
@@ -2036,6 +2037,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// p = 5, else the default.
   static constexpr int min_blocks_pencil =
       Q == P ? (P <= 5 ? 5 : 4) : (P == 6 ? 5 : min_blocks_default);
+  /// ... the rotation on the nodal state in its own kernel (MAP = 2; dgbench stage --physics
+  /// advection-rotation --q-offset 1 --qpencil-elems 0,1,2,3,4,5,8 --qpencil-bounds -1,0,4,5 on
+  /// the H200): 5 at p = 6 and 7 (1.04x and 1.07x over 4), else min_blocks_pencil.
+  static constexpr int min_blocks_nodal_rotation = Q == P && P >= 7 ? 5 : min_blocks_pencil;
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
