@@ -195,7 +195,7 @@ struct KernelVariant {
   /// ... and advection in their own kernel (non-affine elements, no source): the state at the
   /// Q^3 = P^3 Gauss points instead of its modes while the solver steps (ElementBlock::nodal,
   /// DGOperator::nodal_capable): the collocated passes without the transforms between the modes
-  /// and the points (three of seven passes), the RK update at the points, the traces the
+  /// and the points (four passes instead of eight), the RK update at the points, the traces the
   /// values at the face points. The same answer to round-off; false: the modal state (dgbench
   /// --variants qpencil-modal-state).
   bool qpencil_nodal = true;
