@@ -367,6 +367,58 @@ TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", 
       }
 }
 
+TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state to round-off",
+          "[unit][fixed]") {
+  // Advection-diffusion (SIPG) on non-affine elements at q = p + 1: the nodal kernel (the
+  // gradient by the nodal derivative, the face values and derivatives from the values along
+  // each face's normal) against the modal state through the collocated passes, three LSRK
+  // steps: warped and perturbed meshes, periodic, Dirichlet, outflow and Neumann faces, the
+  // rotation, a diffusivity field, Q2 elements; the per-point tables and (CPUs) the trilinear
+  // map at each point.
+  KernelVariant tables, recompute;
+  recompute.qpencil_recompute = true;
+  struct Case {
+    std::vector<std::string> sets;
+    const char* what;
+  };
+  const std::vector<Case> cases = {
+      {{}, "warped, Dirichlet, outflow and periodic faces"},
+      {{"mesh.box=-nx 3 -warp 0.05 -perturb 0.1 -shuffle 7 -periodic xyz"}, "perturbed, periodic"},
+      {{"boundary.ymin.type=neumann", "boundary.ymin.value=0.3*x", "boundary.ymax.type=neumann",
+        "mesh.box=-nx 3 -ny 2 -nz 3 -warp 0.05 -shuffle 3"},
+       "Neumann faces"},
+      {{"physics.velocity_field=rotation", "physics.angular_velocity=1.3",
+        "physics.rotation_center=[0.4, 0.55, 0.5]", "boundary.default=dirichlet",
+        "physics.diffusivity=0.02*(1+x*y)"},
+       "the rotation, a diffusivity field, Dirichlet faces"},
+      {{"mesh.box=-nx 3 -periodic xz -curve 2"}, "Q2 elements"}};
+  for (int p : {1, 2, 3, 4, 7})
+    for (const Case& c : cases)
+      for (const KernelVariant* v : {&tables, &recompute}) {
+        std::vector<std::string> sets = c.sets;
+        sets.insert(sets.end(), {"discretization.order=" + std::to_string(p),
+                                 "discretization.quadrature_points=" + std::to_string(p + 1)});
+        const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
+        INFO(c.what << ", p = " << p << (v == &recompute ? ", the map at each point" : ""));
+        std::vector<double> u[2], u0;
+        for (int nodal = 0; nodal < 2; ++nodal) {
+          Solver s(cfg, MPI_COMM_WORLD);
+          s.initialize();
+          KernelVariant w = *v;
+          w.qpencil_nodal = nodal == 1;
+          s.op().set_variant(w);
+          CHECK(s.op().nodal_capable() == (nodal == 1));
+          u0 = host(s.block().u);
+          for (int n = 0; n < 3; ++n)
+            s.step(5e-4); // within the diffusive limit at p = 7 on this mesh
+          CHECK(!s.block().nodal);
+          u[nodal] = host(s.block().u);
+        }
+        CHECK(rel_diff(u[1], u[0]) < 1e-12);
+        CHECK(rel_diff(u[1], u0) > 1e-6);
+      }
+}
+
 TEST_CASE("the nodal state holds the values at the Gauss points, and its modes come back",
           "[unit][fixed]") {
   for (int p : {1, 3, 4}) {

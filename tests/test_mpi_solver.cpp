@@ -104,9 +104,10 @@ TEST_CASE("same answer on any rank count: advection-diffusion at q = p + 1", "[m
   // The quadrature pencil path's diffusion kernel with as many points as modes (nodal traces of
   // Q^2 = P^2 points on the ghost faces): periodic and Dirichlet faces, every orientation code;
   // with the per-point tables and with the geometry from the trilinear map at each point (CPU
-  // builds: dg::fixed::diffusion_map).
+  // builds: dg::fixed::diffusion_map); the modal state (the nodal one: below).
   dg::KernelVariant tables, mapped;
   mapped.qpencil_recompute = true;
+  tables.qpencil_nodal = mapped.qpencil_nodal = false;
   for (const char* box : {"mesh.box=-nx 4 -periodic xyz -warp 0.05 -perturb 0.15 -shuffle 4",
                           "mesh.box=-nx 4 -warp 0.05 -perturb 0.15 -shuffle 4"})
     for (const dg::KernelVariant& v : {tables, mapped}) {
@@ -121,10 +122,10 @@ TEST_CASE("same answer on any rank count: advection-diffusion at q = p + 1", "[m
 }
 
 TEST_CASE("same answer on any rank count: the nodal state at q = p + 1", "[mpi][solver]") {
-  // Advection on non-affine elements at q = p + 1 steps the state at the points
-  // (ElementBlock::nodal): nodal traces of P^2 points on the ghost faces, every orientation
-  // code; with the per-point tables and the map along each pencil, periodic and Dirichlet
-  // faces, a constant velocity and the rotation.
+  // Advection and advection-diffusion on non-affine elements at q = p + 1 step the state at
+  // the points (ElementBlock::nodal): nodal traces on the ghost faces, every orientation code;
+  // with the per-point tables and (advection) the map along each pencil, periodic and
+  // Dirichlet faces, a constant velocity and the rotation.
   dg::KernelVariant tables, along;
   tables.qpencil_trilinear_pencil = tables.qpencil_trilinear_rotation = false;
   along.qpencil_trilinear_pencil = along.qpencil_trilinear_rotation = true;
@@ -145,6 +146,23 @@ TEST_CASE("same answer on any rank count: the nodal state at q = p + 1", "[mpi][
       INFO(c[0] << (c.size() > 1 ? ", rotation" : "")
                 << (v.qpencil_trilinear_pencil ? ", the map" : ", tables")
                 << ": relative L2 difference to one rank: " << rel);
+      CHECK(rel < 1e-13);
+    }
+  // Advection-diffusion: the nodal traces u and grad u . n at the Q^2 points of the ghost
+  // faces, computed from the values at the points.
+  dg::KernelVariant mapped;
+  mapped.qpencil_recompute = true;
+  for (const auto& c : cases)
+    for (const dg::KernelVariant& v : {tables, mapped}) {
+      std::vector<std::string> sets = c;
+      sets.insert(sets.end(), {"physics.diffusivity=0.01", "discretization.quadrature_points=4"});
+      const bool map = v.qpencil_recompute && dg::fixed::diffusion_map && c.size() == 1;
+      const double rel = rank_independence(
+          sets, &v, map ? dg::fixed::PencilGeometry::trilinear : dg::fixed::PencilGeometry::stored,
+          true);
+      INFO(c[0] << (c.size() > 1 ? ", rotation" : "")
+                << (v.qpencil_recompute ? ", the map" : ", tables")
+                << ", advection-diffusion: relative L2 difference to one rank: " << rel);
       CHECK(rel < 1e-13);
     }
 }

@@ -372,10 +372,13 @@ bool DGOperator::uses_fixed_kernels() const {
 bool DGOperator::nodal_capable() const {
   const ElementBlock& b = *block_;
   const int own = variant_.qpencil_collocated_kernel;
-  return variant_.qpencil_nodal && b.Q == b.P && !b.affine && pde_.diffusion.nu == 0.0 &&
-         b.nuvol.extent(0) == 0 && b.source.extent(0) == 0 && variant_.qpencil_collocated &&
-         (own > 0 || (own < 0 && fixed::collocated_own_kernel(false))) && uses_fixed_kernels() &&
-         quadrature_pencil_path() && !modal_path();
+  // Advection takes the collocated passes' own kernel (its nodal form); advection-diffusion
+  // has its nodal kernel whatever kernel holds its modal form's collocated passes.
+  const bool diffusion = pde_.diffusion.nu > 0.0;
+  return variant_.qpencil_nodal && b.Q == b.P && !b.affine && b.source.extent(0) == 0 &&
+         variant_.qpencil_collocated &&
+         (diffusion || own > 0 || (own < 0 && fixed::collocated_own_kernel(false))) &&
+         uses_fixed_kernels() && quadrature_pencil_path() && !modal_path();
 }
 
 namespace {

@@ -113,19 +113,26 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// values it has read (Q = P: the face values take the coefficients' places). Else F and S
   /// apart, the coefficients at h P^2 + a + P b. NOD (the nodal state, Stage's NOD): F holds
   /// the face values at the points (al, be) where FOLD puts the coefficients (a, b), A only the
-  /// six neighbour words (no transforms), BQ the state's values in x-pencils.
+  /// six neighbour words (no transforms), BQ the state's values in x-pencils. NOD with
+  /// diffusion: no F; S the face values, their b-derivatives and normal derivatives at the
+  /// points (18 PP Q, then in place the face fluxes); A the faces' a-derivative terms and the
+  /// own a-derivatives (12 Q^2, where the point loops are rolled); BQ the state; H its
+  /// y- and z-derivatives, then in place F_1 and F_2.
   template <bool DIFF, bool COLL = false, bool NOD = false>
   struct Layout {
-    static_assert(!NOD || (COLL && !DIFF), "the nodal state: the collocated passes, advection");
+    static_assert(!NOD || COLL, "the nodal state: the collocated passes");
     static constexpr bool FOLD = COLL && !DIFF;
     static constexpr int FPP = FOLD ? PP : P, FS = FPP * P;
     static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
-                         OS = OF + (FOLD ? 0 : (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q))),
+                         OS = OF + (FOLD || (NOD && DIFF)
+                                        ? 0
+                                        : (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q))),
                          OA = OS + (FOLD ? 12 * FS
                                          : (DIFF ? max(18 * PP * Q, 12 * P2)
                                                  : max(12 * PP * Q, 6 * P2))),
-                         OB = OA + (NOD ? 8 : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)), OU = OB,
-                         OH = OB + max(PP * Q2, P3), ED = OH + max(2 * PP * Q2, P3);
+                         OB = OA + (NOD ? (DIFF ? (P >= 5 ? 12 * Q2 : 0) : 8)
+                                        : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)),
+                         OU = OB, OH = OB + max(PP * Q2, P3), ED = OH + max(2 * PP * Q2, P3);
   };
 
   /// The 1-D tables in team scratch (load_scratch_tables): on GPUs (constant_tables) E, dE,
@@ -275,27 +282,33 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// (b < Q / 2), DWp(a, b) = (DW(a, b) + DW(a, Q - 1 - b)) / 2, DWm likewise with - (a <
   /// (Q + 1) / 2) and DWc(a) = DW(a, (Q - 1) / 2) for odd Q, f(a, sum_b DW(a, b) x[b]) for
   /// each a < Q from Q^2 / 2 multiply-adds.
-  template <class T, class F>
+  /// HAT: the same with the nodal derivative DH = DW^T (DH(a, b) = l_b'(x_a), the derivative at
+  /// point a of the Lagrange polynomial of point b: the derivative of the interpolant of the
+  /// values x at the points), centro-antisymmetric as well.
+  template <bool HAT = false, class T, class F>
   KOKKOS_FORCEINLINE_FUNCTION static void dw_points(const T& t, const double* x, const F& f) {
     constexpr int H = Q / 2;
+    const double* Mp = HAT ? t.DHp : t.DWp;
+    const double* Mm = HAT ? t.DHm : t.DWm;
+    const double* Mc = HAT ? t.DHc : t.DWc;
     double xp[H], xm[H];
     mirror_sums<Q>(x, xp, xm);
     DG_UNROLL
     for (int a = 0; a < H; ++a) {
-      double pa = Q % 2 == 1 ? t.DWc[a] * x[H] : 0.0, ma = 0.0;
+      double pa = Q % 2 == 1 ? Mc[a] * x[H] : 0.0, ma = 0.0;
       DG_UNROLL
       for (int b = 0; b < H; ++b) {
-        pa += t.DWp[a * H + b] * xp[b];
-        ma += t.DWm[a * H + b] * xm[b];
+        pa += Mp[a * H + b] * xp[b];
+        ma += Mm[a * H + b] * xm[b];
       }
       f(a, pa + ma);
       f(Q - 1 - a, ma - pa);
     }
-    if constexpr (Q % 2 == 1) { // the middle row: DWm(H, b) = DW(H, b), DW(H, H) = 0
+    if constexpr (Q % 2 == 1) { // the middle row: Mm(H, b) = M(H, b), M(H, H) = 0
       double ma = 0.0;
       DG_UNROLL
       for (int b = 0; b < H; ++b)
-        ma += t.DWm[H * H + b] * xm[b];
+        ma += Mm[H * H + b] * xm[b];
       f(H, ma);
     }
   }
@@ -380,11 +393,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// weighted nodal form of the modal weak derivative (B D^T), as DWp, DWm, DWc (dw_points),
   /// EW(s, a) = w_a sum_i B(a, i) E(s, i), the face lift E_s^T at the points, and dEW likewise
   /// with dE (diffusion: the lift of the face terms against the test functions' normal
-  /// derivative).
+  /// derivative). On the nodal state EW and dEW also give the value and the normal derivative
+  /// at each face from the values along the normal (the modes U = B^T W u), and DH = DW^T
+  /// (DHp, DHm, DHc) the derivative at the points from the values.
   static constexpr int DWH = Q / 2, DWR = (Q + 1) / 2;
   struct ConstTables {
     double B[Q * P], D[Q * P], E[2 * P], dE[2 * P], DWp[DWR * DWH], DWm[DWR * DWH], DWc[DWR],
-        EW[2 * Q], dEW[2 * Q];
+        DHp[DWR * DWH], DHm[DWR * DWH], DHc[DWR], EW[2 * Q], dEW[2 * Q];
   };
   static const ConstTables& const_tables() {
     static const ConstTables c = [] {
@@ -416,8 +431,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         for (int b = 0; b < DWH; ++b) {
           t.DWp[a * DWH + b] = 0.5 * (dw[a * Q + b] + dw[a * Q + Q - 1 - b]);
           t.DWm[a * DWH + b] = 0.5 * (dw[a * Q + b] - dw[a * Q + Q - 1 - b]);
+          t.DHp[a * DWH + b] = 0.5 * (dw[b * Q + a] + dw[(Q - 1 - b) * Q + a]);
+          t.DHm[a * DWH + b] = 0.5 * (dw[b * Q + a] - dw[(Q - 1 - b) * Q + a]);
         }
         t.DWc[a] = dw[a * Q + (Q - 1) / 2];
+        t.DHc[a] = dw[(Q - 1) / 2 * Q + a];
       }
       return t;
     }();
@@ -810,6 +828,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 #endif
     }
 
+    /// The traces with diffusion take J^-1 n at the face points: from the map's coefficients
+    /// with the trilinear geometry.
+    KOKKOS_FORCEINLINE_FUNCTION bool traces_need_geometry() const {
+      return DIFF && diffusion_map && geo() == PencilGeometry::trilinear;
+    }
+
     /// The geometry of the batch's nl elements from e0 into G: the trilinear map's coefficients,
     /// or the affine record (C = adj(J) a, 1/|J|; with the record geometry (a . n) dS per face).
     KOKKOS_INLINE_FUNCTION void load_geometry(const TeamMember& team, double* base, int e0,
@@ -873,8 +897,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           for (int a = 0; a < Q; ++a)
             N[PP * bc + a] = ue[Q * bc + a];
       }
-      if (traces_only) return;
+      if (traces_only && !traces_need_geometry()) return;
       load_geometry(team, base, e0, nl);
+      if constexpr (DIFF) return; // nodal neighbour traces, read where they are used
       // CPUs: one face at a time (its type, neighbour and orientation read once), as
       // issue_loads.
       for (int k = 0; k < nl; ++k) {
@@ -908,8 +933,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         if (async_loads) return copy_async<L0>(dst, src);
         *dst = *src;
       });
-      if (traces_only) return;
+      if (traces_only && !traces_need_geometry()) return;
       load_geometry(team, base, e0, nl);
+      if constexpr (DIFF) return;
       if (async_loads) return issue_face_coefficients(team, base, bi);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
         const int k = idx / (6 * P2), f = (idx / P2) % 6, pt = idx % P2, e = elem(e0 + k);
@@ -951,8 +977,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           base[k * ED + OU + m] = u(elem(e0 + k), m);
       });
 #endif
-      // The traces with diffusion take J^-1 n at the face points: the map's coefficients too.
-      if (traces_only && !(DIFF && diffusion_map && geo() == PencilGeometry::trilinear)) return;
+      if (traces_only && !traces_need_geometry()) return;
       load_geometry(team, base, e0, nl);
       // Advection: the own modal face coefficients as well (trace holds them, the traces of u,
       // which saves their computation from U in pass 1) and the neighbours'.
@@ -1136,6 +1161,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                    double& f0, double& f1, double& f2) const {
       double s, sr, ss, st;
       point_values(tb, a, v, w1, w2, s, sr, ss, st);
+      point_volume_fluxes(e, G, tb, a, b, c, wbc, s, sr, ss, st, f0, f1, f2);
+    }
+    /// ... from u (s) and grad_r u (sr, ss, st) at the point.
+    KOKKOS_FORCEINLINE_FUNCTION void point_volume_fluxes(int e, const double* G, const Tables& tb,
+                                                         int a, int b, int c, double wbc, double s,
+                                                         double sr, double ss, double st,
+                                                         double& f0, double& f1, double& f2) const {
       double g[10];
       if (diffusion_map && geo() == PencilGeometry::trilinear) {
         double A[9];
@@ -1195,7 +1227,27 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
         double* S = base + k * ED;
         double v0[P], v1[P], v2[P], r0[P], r3[P], r1[P];
-        face_row(S, f, be, v0, v1, v2);
+        // NOD: the row's values, b-derivatives and normal derivatives at the points
+        // (nodal_face_columns), read point by point before the fluxes take their places; the
+        // a-derivatives from the values (DH), in registers where the point loop is unrolled,
+        // else in A.
+        const double* row = S + OS + f * PP * Q + PP * be;
+        [[maybe_unused]] double ga[roll_points ? 1 : Q];
+        [[maybe_unused]] double* gas = S + OA + 6 * Q2 + (f * Q + be) * Q;
+        if constexpr (NOD) {
+          double x[Q];
+          DG_UNROLL
+          for (int al = 0; al < Q; ++al)
+            x[al] = row[al];
+          dw_points<true>(ct, x, [&](int al, double s) {
+            if constexpr (roll_points)
+              gas[al] = s;
+            else
+              ga[al] = s;
+          });
+        } else {
+          face_row(S, f, be, v0, v1, v2);
+        }
         DG_UNROLL
         for (int a = 0; a < P; ++a)
           r0[a] = r3[a] = r1[a] = 0.0;
@@ -1212,7 +1264,18 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double gm[6];
           const double* g = diffusion_face(e, S + OG, tb, f, al, be, gm);
           double uin, gin;
-          face_point(v0, v1, v2, g, f, al, tb, uin, gin);
+          if constexpr (NOD) {
+            double gal;
+            if constexpr (roll_points)
+              gal = gas[al];
+            else
+              gal = ga[al];
+            uin = row[al];
+            gin = g[2 + d] * row[12 * PP * Q + al] + g[2 + ta] * gal +
+                  g[2 + tbd] * row[6 * PP * Q + al];
+          } else {
+            face_point(v0, v1, v2, g, f, al, tb, uin, gin);
+          }
           const double geo[7] = {0.0, 0.0, 0.0, g[1], g[2], g[3], g[4]};
           double uout = 0.0, gout = 0.0;
           int ip, jp;
@@ -1288,6 +1351,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// (three passes: coefficients against E and dE, along b, along a).
     KOKKOS_INLINE_FUNCTION void emit(const TeamMember& team, const Tables& tb, double* base, int e0,
                                      int nl) const {
+      if constexpr (NOD && DIFF) return emit_nodal_diffusion(team, tb, base, e0, nl);
       if constexpr (NOD) return emit_nodal(team, base, e0, nl);
       if constexpr (DIFF) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
@@ -1412,6 +1476,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         emit(team, tb, base, e0, nl);
         return;
       }
+      if constexpr (NOD && DIFF) return nodal_diffusion_passes(team, tb, base, e0, nl);
       if constexpr (NOD) return nodal_passes(team, tb, base, e0, nl);
 
       // 1. z-backward T1(i, j, c) into A (diffusion: also against D, the second half, and the
@@ -1572,7 +1637,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// to round-off.
     KOKKOS_INLINE_FUNCTION void collocated_passes(const TeamMember& team, const Tables& tb,
                                                   double* base, int e0, int nl) const {
-      const double* EW = ct.EW;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
         const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
         double* S = base + k * ED;
@@ -1619,48 +1683,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       team.team_barrier();
       // 4. N(a, b, c) += sum_b' DW(b, b') F_1(a, b', c), one y-pencil per thread.
       dw_y_pass(team, base, nl);
-      if constexpr (DIFF) { // FR0(al, be) += sum_be' DW(be, be') FR3(al, be'), one column each
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
-          const int k = idx / (6 * Q), f = (idx / Q) % 6, al = idx % Q;
-          double* FR = base + k * ED + OR + f * PP * Q + al;
-          double x[Q];
-          DG_UNROLL
-          for (int be = 0; be < Q; ++be)
-            x[be] = FR[6 * PP * Q + PP * be];
-          dw_points(ct, x, [&](int be, double s) { FR[PP * be] += s; });
-        });
-      }
+      if constexpr (DIFF) dw_face_b_pass(team, base, nl);
       team.team_barrier();
       // 5. The z-derivative and the face lifts, 1/|J|, z-inner products K(a, b, l).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
-        const int k = idx / Q2, ab = idx % Q2, a = ab % Q, b = ab / Q, e = elem(e0 + k);
+        const int k = idx / Q2, ab = idx % Q2, a = ab % Q, b = ab / Q;
         double* S = base + k * ED;
-        const double* F2 = S + OH + PP * Q2 + a + PP * b; // F_2(a, b, c) = F2[PP Q c]
-        const double* N = S + OB + a + PP * b;
-        const double* FR = S + OR; // face f's flux at (al, be): FR[f PP Q + PP be + al]
-        double x[Q];
-        DG_UNROLL
-        for (int c = 0; c < Q; ++c)
-          x[c] = F2[PP * Q * c];
-        const double ex0 = EW[a], ex1 = EW[Q + a], ey0 = EW[b], ey1 = EW[Q + b];
-        const double fz0 = FR[4 * PP * Q + PP * b + a], fz1 = FR[5 * PP * Q + PP * b + a];
-        double g[Q], inv[Q];
-        dw_points(ct, x, [&](int c, double s) { g[c] = s; });
-        inverse_jacobians<2>(e, S + OG, tb, a, b, inv);
-        DG_UNROLL
-        for (int c = 0; c < Q; ++c) {
-          double n = g[c] + N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 + ex0 * FR[PP * c + b] +
-                     ex1 * FR[PP * Q + PP * c + b] + ey0 * FR[2 * PP * Q + PP * c + a] +
-                     ey1 * FR[3 * PP * Q + PP * c + a];
-          if constexpr (DIFF) { // the normal-derivative terms (FR1) lifted with dEW
-            const double* dEW = ct.dEW;
-            const double* FD = FR + 12 * PP * Q;
-            n += dEW[c] * FD[4 * PP * Q + PP * b + a] + dEW[Q + c] * FD[5 * PP * Q + PP * b + a] +
-                 dEW[a] * FD[PP * c + b] + dEW[Q + a] * FD[PP * Q + PP * c + b] +
-                 dEW[b] * FD[2 * PP * Q + PP * c + a] + dEW[Q + b] * FD[3 * PP * Q + PP * c + a];
-          }
-          g[c] = n * inv[c];
-        }
+        double g[Q];
+        lifted_z_pencil(S, elem(e0 + k), tb, a, b, g);
         to_modes(tb.B, g, 1, S + OA + a + Q * b, Q2);
       });
       team.team_barrier();
@@ -1682,6 +1712,55 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
         team.team_barrier();
         emit(team, tb, base, e0, nl);
+      }
+    }
+
+    /// Diffusion, pass 4 of the collocated passes on the faces: FR0(al, be) += sum_be'
+    /// DW(be, be') FR3(al, be'), the b-derivative terms along b, one column each. No barrier.
+    KOKKOS_INLINE_FUNCTION void dw_face_b_pass(const TeamMember& team, double* base, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+        const int k = idx / (6 * Q), f = (idx / Q) % 6, al = idx % Q;
+        double* FR = base + k * ED + OR + f * PP * Q + al;
+        double x[Q];
+        DG_UNROLL
+        for (int be = 0; be < Q; ++be)
+          x[be] = FR[6 * PP * Q + PP * be];
+        dw_points(ct, x, [&](int be, double s) { FR[PP * be] += s; });
+      });
+    }
+
+    /// The last sum of the collocated passes along z-pencil (a, b) of element e (S its scratch):
+    /// DW F_2 along z plus N (the x- and y-terms) plus the six faces' fluxes lifted with EW
+    /// (with diffusion the normal-derivative terms as well, with dEW), times 1/|J|: w times the
+    /// backward transform of M^-1 R at the pencil's points, into g.
+    KOKKOS_FORCEINLINE_FUNCTION void lifted_z_pencil(const double* S, int e, const Tables& tb,
+                                                     int a, int b, double g[Q]) const {
+      const double* EW = ct.EW;
+      const double* F2 = S + OH + PP * Q2 + a + PP * b; // F_2(a, b, c) = F2[PP Q c]
+      const double* N = S + OB + a + PP * b;
+      const double* FR = S + OR; // face f's flux at (al, be): FR[f PP Q + PP be + al]
+      double x[Q];
+      DG_UNROLL
+      for (int c = 0; c < Q; ++c)
+        x[c] = F2[PP * Q * c];
+      const double ex0 = EW[a], ex1 = EW[Q + a], ey0 = EW[b], ey1 = EW[Q + b];
+      const double fz0 = FR[4 * PP * Q + PP * b + a], fz1 = FR[5 * PP * Q + PP * b + a];
+      double inv[Q];
+      dw_points(ct, x, [&](int c, double s) { g[c] = s; });
+      inverse_jacobians<2>(e, S + OG, tb, a, b, inv);
+      DG_UNROLL
+      for (int c = 0; c < Q; ++c) {
+        double n = g[c] + N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 + ex0 * FR[PP * c + b] +
+                   ex1 * FR[PP * Q + PP * c + b] + ey0 * FR[2 * PP * Q + PP * c + a] +
+                   ey1 * FR[3 * PP * Q + PP * c + a];
+        if constexpr (DIFF) { // the normal-derivative terms (FR1) lifted with dEW
+          const double* dEW = ct.dEW;
+          const double* FD = FR + 12 * PP * Q;
+          n += dEW[c] * FD[4 * PP * Q + PP * b + a] + dEW[Q + c] * FD[5 * PP * Q + PP * b + a] +
+               dEW[a] * FD[PP * c + b] + dEW[Q + a] * FD[PP * Q + PP * c + b] +
+               dEW[b] * FD[2 * PP * Q + PP * c + a] + dEW[Q + b] * FD[3 * PP * Q + PP * c + a];
+        }
+        g[c] = n * inv[c];
       }
     }
 
@@ -1716,7 +1795,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     ///   D  with emitted traces: the new state at the face points (emit_nodal).
     KOKKOS_INLINE_FUNCTION void nodal_passes(const TeamMember& team, const Tables& tb, double* base,
                                              int e0, int nl) const {
-      const double* EW = ct.EW;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
         const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
         double* S = base + k * ED;
@@ -1751,35 +1829,158 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       team.team_barrier();
       dw_y_pass(team, base, nl);
       team.team_barrier();
+      nodal_update(team, tb, base, e0, nl);
+    }
+
+    /// NOD, the last pass: per z-pencil the last sum (lifted_z_pencil) times 1 / w, the
+    /// right-hand side at the points; the epilogue; the new state into BQ. Then with emitted
+    /// traces those of the new state (emit).
+    KOKKOS_INLINE_FUNCTION void nodal_update(const TeamMember& team, const Tables& tb, double* base,
+                                             int e0, int nl) const {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
         const int k = idx / Q2, ab = idx % Q2, a = ab % Q, b = ab / Q, e = elem(e0 + k);
         double* S = base + k * ED;
-        const double* F2 = S + OH + PP * Q2 + a + PP * b; // F_2(a, b, c) = F2[PP Q c]
         double* N = S + OB + a + PP * b;
-        const double* FR = S + OR; // face f's flux at (al, be): FR[f PP Q + PP be + al]
-        double x[Q];
-        DG_UNROLL
-        for (int c = 0; c < Q; ++c)
-          x[c] = F2[PP * Q * c];
-        const double ex0 = EW[a], ex1 = EW[Q + a], ey0 = EW[b], ey1 = EW[Q + b];
-        const double fz0 = FR[4 * PP * Q + PP * b + a], fz1 = FR[5 * PP * Q + PP * b + a];
-        double g[Q], inv[Q];
-        dw_points(ct, x, [&](int c, double s) { g[c] = s; });
-        inverse_jacobians<2>(e, S + OG, tb, a, b, inv);
+        double g[Q];
+        lifted_z_pencil(S, e, tb, a, b, g);
         const double wab = 1.0 / (tb.w[a] * tb.w[b]);
         DG_UNROLL
         for (int c = 0; c < Q; ++c) {
-          const double n = g[c] + N[PP * Q * c] + EW[c] * fz0 + EW[Q + c] * fz1 +
-                           ex0 * FR[PP * c + b] + ex1 * FR[PP * Q + PP * c + b] +
-                           ey0 * FR[2 * PP * Q + PP * c + a] + ey1 * FR[3 * PP * Q + PP * c + a];
           const int m = a + Q * (b + Q * c);
-          N[PP * Q * c] = ep.apply(u, reg, e, m, n * inv[c] * (wab / tb.w[c]), u(e, m));
+          N[PP * Q * c] = ep.apply(u, reg, e, m, g[c] * (wab / tb.w[c]), u(e, m));
         }
       });
       if (ep.mode == Epilogue::lsrk && ep.emit_traces) {
         team.team_barrier();
-        emit_nodal(team, base, e0, nl);
+        emit(team, tb, base, e0, nl);
       }
+    }
+
+    /// NOD with diffusion: the collocated passes with diffusion on the values at the points.
+    /// The reference gradient at each point is DH (the nodal derivative) along each direction
+    /// of the values, the face values and normal derivatives EW and dEW along the normal, the
+    /// faces' b-derivatives DH along b (nodal_face_columns) and a-derivatives DH along a (in the
+    /// face pass): the modal form's B, D, E and dE of the modes U = B^T W u. After the loads:
+    ///   A  per y- and z-pencil: the y- and z-derivatives into H; the face columns into S;
+    ///   B  per x-pencil: the x-derivative, the fluxes F_d = w (C_d u - (G grad_r u)_d), DW F_0
+    ///      along x into BQ in place, F_1, F_2 into H in place; per face row face_fluxes at the
+    ///      points, DW along a of the a-derivative terms;
+    ///   C  + DW F_1 along y; DW along b of the faces' b-derivative terms (dw_face_b_pass);
+    ///   D  nodal_update; with emitted traces u and grad u . n at the face points
+    ///      (emit_nodal_diffusion).
+    /// Six sets of 1-D contractions in the volume (the modal form's collocated passes: fifteen).
+    KOKKOS_INLINE_FUNCTION void nodal_diffusion_passes(const TeamMember& team, const Tables& tb,
+                                                       double* base, int e0, int nl) const {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 2 * Q2), [&](int idx) {
+        const int k = idx / (2 * Q2), z = (idx / Q2) % 2, ij = idx % Q2, i = ij % Q, j = ij / Q;
+        // z = 0: the y-pencil (a, c) = (i, j); z = 1: the z-pencil (a, b) = (i, j).
+        const int o = z == 0 ? i + PP * Q * j : i + PP * j, st = z == 0 ? PP : PP * Q;
+        const double* N = base + k * ED + OB + o;
+        double* H = base + k * ED + OH + z * PP * Q2 + o;
+        double x[Q];
+        DG_UNROLL
+        for (int c = 0; c < Q; ++c)
+          x[c] = N[st * c];
+        dw_points<true>(ct, x, [&](int c, double s) { H[st * c] = s; });
+      });
+      nodal_face_columns(team, base, nl);
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
+        const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
+        double* S = base + k * ED;
+        double* N = S + OB + PP * bc; // this thread's x-pencil of the state
+        double* H = S + OH + PP * bc; // its y- and z-derivatives, then F_1 and F_2
+        double v[Q], dr[Q], x[Q];
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a)
+          v[a] = N[a];
+        dw_points<true>(ct, v, [&](int a, double s) { dr[a] = s; });
+        const double wbc = tb.w[b] * tb.w[c];
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          double f1, f2;
+          point_volume_fluxes(e, S + OG, tb, a, b, c, wbc, v[a], dr[a], H[a], H[PP * Q2 + a], x[a],
+                              f1, f2);
+          H[a] = f1;
+          H[PP * Q2 + a] = f2;
+        }
+        dw_points(ct, x, [&](int a, double s) { N[a] = s; });
+      });
+      face_fluxes<true>(team, tb, base, e0, nl);
+      team.team_barrier();
+      dw_y_pass(team, base, nl);
+      dw_face_b_pass(team, base, nl);
+      team.team_barrier();
+      nodal_update(team, tb, base, e0, nl);
+    }
+
+    /// NOD with diffusion: per face point (al, be) of face f the value (EW along the normal),
+    /// the normal derivative (dEW) and the b-derivative (DH along b of the values) of the state
+    /// in BQ into S where face_row reads the modal form's (S + OS + f PP Q + PP be + al, + 6 PP
+    /// Q, + 12 PP Q); one thread per direction d and point al of the face rows, faces 2 d and
+    /// 2 d + 1 from the same lines along the normal. No barrier.
+    KOKKOS_INLINE_FUNCTION void nodal_face_columns(const TeamMember& team, double* base,
+                                                   int nl) const {
+      const double* EW = ct.EW;
+      const double* dEW = ct.dEW;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 3 * Q), [&](int idx) {
+        const int k = idx / (3 * Q), d = (idx / Q) % 3, al = idx % Q;
+        double* V = base + k * ED + OS + 2 * d * PP * Q + al; // face 2 d's values, + PP Q: 2 d + 1
+        const double* N = base + k * ED + OB;
+        // Face point (al, be) of faces 2 d, 2 d + 1: (y, z) = (al, be) for d = 0, (x, z) for 1,
+        // (x, y) for 2.
+        const int st = d == 0 ? 1 : (d == 1 ? PP : PP * Q);
+        double u0[Q], u1[Q];
+        DG_UNROLL
+        for (int be = 0; be < Q; ++be) {
+          const double* line =
+              N + (d == 0 ? PP * (al + Q * be) : (d == 1 ? al + PP * Q * be : al + PP * be));
+          double t0 = 0.0, t1 = 0.0, n0 = 0.0, n1 = 0.0;
+          DG_UNROLL
+          for (int c = 0; c < Q; ++c) {
+            const double x = line[st * c];
+            t0 += EW[c] * x;
+            t1 += EW[Q + c] * x;
+            n0 += dEW[c] * x;
+            n1 += dEW[Q + c] * x;
+          }
+          u0[be] = t0;
+          u1[be] = t1;
+          V[PP * be] = t0;
+          V[PP * Q + PP * be] = t1;
+          V[12 * PP * Q + PP * be] = n0;
+          V[13 * PP * Q + PP * be] = n1;
+        }
+        dw_points<true>(ct, u0, [&](int be, double s) { V[6 * PP * Q + PP * be] = s; });
+        dw_points<true>(ct, u1, [&](int be, double s) { V[7 * PP * Q + PP * be] = s; });
+      });
+    }
+
+    /// NOD with diffusion: u and grad u . n = (J^-1 n) . grad_r u at the Q^2 points of each
+    /// face of the state in BQ into trace_out, the modal form's trace format.
+    KOKKOS_INLINE_FUNCTION void emit_nodal_diffusion(const TeamMember& team, const Tables& tb,
+                                                     double* base, int e0, int nl) const {
+      nodal_face_columns(team, base, nl);
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * Q), [&](int idx) {
+        const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
+        const double* S = base + k * ED;
+        const double* row = S + OS + f * PP * Q + PP * be;
+        const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
+        double x[Q], ga[Q];
+        DG_UNROLL
+        for (int al = 0; al < Q; ++al)
+          x[al] = row[al];
+        dw_points<true>(ct, x, [&](int al, double s) { ga[al] = s; });
+        DG_UNROLL
+        for (int al = 0; al < Q; ++al) {
+          double gm[6];
+          const double* g = diffusion_face(e, S + OG, tb, f, al, be, gm);
+          trace_out(e, f, al + Q * be, 0) = x[al];
+          trace_out(e, f, al + Q * be, 1) = g[2 + d] * row[12 * PP * Q + al] + g[2 + ta] * ga[al] +
+                                            g[2 + tbd] * row[6 * PP * Q + al];
+        }
+      });
     }
 
     /// NOD: the values of the state in BQ at the face points into trace_out, EW (the Lagrange
@@ -1900,25 +2101,25 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     if constexpr (Q == P) {
       if (!a.block->affine && a.variant.qpencil_collocated) {
         const int own = a.variant.qpencil_collocated_kernel;
-        if (own > 0 || (own < 0 && collocated_own_kernel(DIFF)))
+        if (a.block->nodal || own > 0 || (own < 0 && collocated_own_kernel(DIFF)))
           return launch_geometry<DIFF, true>(a, traces_only, out);
       }
     }
     DG_VERIFY(!a.block->nodal, "quadrature pencil path: a nodal state takes the collocated "
-                               "passes' own advection kernel (q = p + 1, non-affine elements)");
+                               "passes' nodal kernel (q = p + 1, non-affine elements)");
     launch_geometry<DIFF, false>(a, traces_only, out);
   }
 
   /// ... for advection with the map along each pencil and a constant velocity on non-affine
   /// elements its own kernel (Stage's MAP), else the kernel of every geometry.
-  /// With a nodal state (ElementBlock::nodal) the collocated passes' own advection kernel in
-  /// its nodal form (Stage's NOD), with the rotation along each pencil's map a kernel of its own
-  /// too (MAP = 2).
+  /// With a nodal state (ElementBlock::nodal) the collocated passes' own kernel in its nodal
+  /// form (Stage's NOD; advection and advection-diffusion), for advection with the rotation
+  /// along each pencil's map a kernel of its own too (MAP = 2).
   template <bool DIFF, bool COLL>
   static void launch_geometry(const StageArgs& a, bool traces_only, const View4& out) {
     const bool nodal = a.block->nodal;
-    DG_VERIFY(!nodal || (COLL && !DIFF), "quadrature pencil path: a nodal state takes the "
-                                         "collocated passes' own advection kernel");
+    DG_VERIFY(!nodal || COLL, "quadrature pencil path: a nodal state takes the collocated "
+                              "passes' nodal kernel");
     if constexpr (!DIFF) {
       const bool map = a.variant.qpencil_map_kernel && !a.block->affine &&
                        a.qgeometry == PencilGeometry::trilinear_pencil &&
@@ -1933,6 +2134,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         if (nodal) return launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
       }
       if (map) return launch_stage<DIFF, COLL, 1>(a, traces_only, out);
+    } else if constexpr (COLL) {
+      if (nodal) return launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
     }
     launch_stage<DIFF, COLL, 0>(a, traces_only, out);
   }
