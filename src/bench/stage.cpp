@@ -75,9 +75,10 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.quadrature_pencil = false;
   else if (var == "qpencil-trilinear")
     v.qpencil_recompute = true;
-  else if (var == "qpencil-tables")
+  else if (var == "qpencil-tables") {
     v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
-  else if (var == "qpencil-trilinear-pencil")
+    v.qpencil_diffusion_map = 0;
+  } else if (var == "qpencil-trilinear-pencil")
     v.qpencil_trilinear_pencil = true;
   else if (var == "qpencil-trilinear-rotation")
     v.qpencil_trilinear_rotation = true;
@@ -163,8 +164,8 @@ int stage(Options& o) {
       "(per-point tables: both sides of every interior face through the face passes, not only "
       "those the upwind flux takes), qpencil-sync-loads (GPUs: the quadrature pencil path's "
       "loads one after another, not as asynchronous copies), qpencil-modal-state (q = p + 1, "
-      "non-affine, advection: the modal state through the collocated passes, not the state at "
-      "the points), modal-linear-unmixed (a velocity "
+      "non-affine: the modal state through the collocated passes, not the state at the "
+      "points), modal-linear-unmixed (a velocity "
       "affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "
       "modal-linear-scratch / modal-linear-registers (a velocity affine in space on GPUs: the "
@@ -295,8 +296,9 @@ int stage(Options& o) {
                         me != "warped")
                       continue;
                     if (var == "qpencil-trilinear-rotation" && ph != "advection-rotation") continue;
-                    if (var == "qpencil-trilinear" && ph == "advdiff" && !fixed::diffusion_map)
-                      continue; // not compiled on GPUs
+                    if (var == "qpencil-trilinear" && ph == "advdiff" && !fixed::diffusion_map &&
+                        qo != 1)
+                      continue; // on GPUs the nodal state's alone
                     if ((var == "qpencil-modal-rhs" || var == "qpencil-modal-state") &&
                         (me == "affine" || qo != 1))
                       continue;

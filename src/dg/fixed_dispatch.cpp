@@ -32,6 +32,10 @@ bool collocated_own_kernel(bool diffusion) {
   return !diffusion;
 }
 
+bool nodal_diffusion_map() {
+  return false;
+}
+
 namespace {
 struct Entry {
   void (*stage)(const StageArgs&);
@@ -579,6 +583,20 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
   if (g == PencilGeometry::trilinear_pencil && rotation)
     pencil_flux += Q2 * (170.0 + 3.0 * Q) + 6.0 * Q * (150.0 + 2.0 * Q);
   const double face_points = face_pencils * (P2 * Q + P * Q + P * Q2 + Q2);
+  if (diffusion && collocated && !affine && Q == P && nodal) {
+    // The nodal state. Volume: DH along x, y, z (the gradient), the flux (24 per point), DW
+    // along x, y, z, the lifts with EW and dEW (24 per point), 1/|J| and 1/w; update. Faces,
+    // for the fluxes and again for the emitted traces: value and normal derivative along each
+    // normal (4 sums of Q per face point pair), DH along b and along a of each face; grad u . n
+    // (5 per point) and for the fluxes face_flux (about 35 per point), DW along a and along b.
+    const double dh = Q3 * Q + 2.0 * Q3; // one set of contractions
+    double f = 6.0 * dh + 24.0 * Q3 + 26.0 * Q3 + 4.0 * P3;
+    const double columns = 24.0 * Q3 + 6.0 * (Q3 + 2.0 * Q2), rows = 6.0 * (Q3 + 2.0 * Q2);
+    f += columns + rows + 6.0 * Q2 * 40.0 + 12.0 * (Q3 + 2.0 * Q2);
+    f += columns + rows + 6.0 * Q2 * 5.0;
+    if (g == PencilGeometry::trilinear) f += Q3 * (110.0 + 80.0) + 2.0 * 6.0 * Q2 * 100.0;
+    return f;
+  }
   if (diffusion) {
     // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux
     // (C u - G grad u, 24 per point). Faces: coefficients against E and dE, along b (18

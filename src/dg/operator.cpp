@@ -8,6 +8,7 @@
 #include "dg/dg/face_flux.hpp"
 #include "dg/dg/fixed_order.hpp"
 #include "dg/dg/sum_factorization.hpp"
+#include "dg/dg/transforms.hpp"
 #include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
 
@@ -381,38 +382,13 @@ bool DGOperator::nodal_capable() const {
          uses_fixed_kernels() && quadrature_pencil_path() && !modal_path();
 }
 
-namespace {
-/// out(e, :) = in(e, :) contracted along direction d (x fastest, n points or modes per
-/// direction): out(.., a, ..) = sum_i M(a, i) in(.., i, ..).
-void contract_along(const View2& in, const View2& out, const View2& M, int n, int d) {
-  const int n3 = n * n * n, st = d == 0 ? 1 : (d == 1 ? n : n * n);
-  Kokkos::parallel_for(
-      "dg::operator::state_transform",
-      Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(in.extent(0)) * n3),
-      KOKKOS_LAMBDA(const long idx) {
-        const int e = static_cast<int>(idx / n3), m = static_cast<int>(idx % n3);
-        const int a = (m / st) % n, m0 = m - a * st;
-        double s = 0.0;
-        for (int i = 0; i < n; ++i)
-          s += M(a, i) * in(e, m0 + i * st);
-        out(e, m) = s;
-      });
-}
-/// u <- M applied along each of the three directions (sum-factorised).
-void transform_state(const View2& u, const View2& M, int n) {
-  const View2 t1("dg::operator::state_t1", u.extent(0), u.extent(1));
-  const View2 t2("dg::operator::state_t2", u.extent(0), u.extent(1));
-  contract_along(u, t1, M, n, 0);
-  contract_along(t1, t2, M, n, 1);
-  contract_along(t2, u, M, n, 2);
-}
-} // namespace
-
 void DGOperator::to_nodal_state() {
   ElementBlock& b = *block_;
   if (b.nodal) return;
   DG_VERIFY(nodal_capable(), "DGOperator::to_nodal_state: this block's stages take modes");
-  transform_state(b.u, b.tables.B, b.P); // u(a) = sum_i B(a, i) U(i)
+  const View2 vals("dg::operator::nodal_values", b.nelem, b.nvol);
+  backward_transform(b.tables, b.u, vals); // u(a) = sum_i B(a, i) U(i) along each direction
+  Kokkos::deep_copy(b.u, vals);
   b.nodal = true;
   traces_current_ = false;
 }
@@ -420,16 +396,20 @@ void DGOperator::to_nodal_state() {
 void DGOperator::to_modal_state() {
   ElementBlock& b = *block_;
   if (!b.nodal) return;
-  // U(i) = sum_a w_a B(a, i) u(a): B^T W, the inverse of B at q = p + 1.
-  const auto B = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.tables.B);
-  const auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.tables.w);
-  const View2 M("dg::operator::to_modes", b.P, b.Q);
-  const auto hM = Kokkos::create_mirror_view(M);
-  for (int i = 0; i < b.P; ++i)
-    for (int a = 0; a < b.Q; ++a)
-      hM(i, a) = w(a) * B(a, i);
-  Kokkos::deep_copy(M, hM);
-  transform_state(b.u, M, b.P);
+  // U(i) = sum_a w_a B(a, i) u(a) along each direction (B^T W, the inverse of B at q = p + 1):
+  // the inner products of the values weighted at the points.
+  const View2 wu("dg::operator::weighted_values", b.nelem, b.nvol);
+  const View2 u = b.u;
+  const View1 w = b.tables.w;
+  const int Q = b.Q, nv = b.nvol;
+  Kokkos::parallel_for(
+      "dg::operator::weight_values",
+      Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(b.nelem) * nv),
+      KOKKOS_LAMBDA(const long idx) {
+        const int e = static_cast<int>(idx / nv), pt = static_cast<int>(idx % nv);
+        wu(e, pt) = u(e, pt) * w(pt % Q) * w((pt / Q) % Q) * w(pt / (Q * Q));
+      });
+  inner_product(b.tables, wu, b.u);
   b.nodal = false;
   traces_current_ = false;
 }
@@ -457,16 +437,23 @@ fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
   // Constant velocity: one record per affine element, the trilinear map at each point or along
   // each pencil; the rotation on non-affine trilinear elements: optionally the map along each
   // pencil; diffusion on non-affine trilinear elements with a constant velocity and
-  // diffusivity: optionally the map at each point (CPU builds, fixed::diffusion_map); velocity
+  // diffusivity: optionally the map at each point (CPU builds, and the nodal state on GPUs:
+  // fixed::diffusion_map, KernelVariant::qpencil_diffusion_map); velocity
   // fields, curved elements and everything else: per-point tables.
   const ElementBlock& b = *block_;
   const auto kind = pde_.advection.kind;
   if (b.curved) return fixed::PencilGeometry::stored;
-  if (pde_.diffusion.nu > 0.0)
-    return !b.affine && kind == physics::Advection::constant && b.nuvol.extent(0) == 0 &&
-                   variant_.qpencil_recompute && fixed::diffusion_map
+  if (pde_.diffusion.nu > 0.0) {
+    // The map with diffusion: every kernel on CPUs, the nodal one on GPUs.
+    const bool nodal = nodal_capable();
+    const int m = variant_.qpencil_diffusion_map;
+    const bool wanted =
+        m > 0 || (m < 0 && (variant_.qpencil_recompute || (nodal && fixed::nodal_diffusion_map())));
+    return !b.affine && kind == physics::Advection::constant && b.nuvol.extent(0) == 0 && wanted &&
+                   (fixed::diffusion_map || nodal)
                ? fixed::PencilGeometry::trilinear
                : fixed::PencilGeometry::stored;
+  }
   if (kind == physics::Advection::rotation && !b.affine && variant_.qpencil_trilinear_rotation)
     return fixed::PencilGeometry::trilinear_pencil;
   if (kind != physics::Advection::constant) return fixed::PencilGeometry::stored;

@@ -51,10 +51,11 @@ struct ElementBlock {
 
   View2 u;   // (elem, mode) modal coefficients (nodal: the values at the points)
   View2 reg; // (elem, mode) low-storage RK register (nodal: at the points)
-  /// The nodal state (DGOperator::to_nodal_state, q = p + 1 on the collocated passes' own
-  /// advection kernel): u and reg hold the values at the P^3 Gauss points (x fastest) instead
-  /// of the modal coefficients, and trace the values at each face's P^2 points. Whatever reads
-  /// the solution (diagnostics, output, checkpoints) takes the modal state.
+  /// The nodal state (DGOperator::to_nodal_state, q = p + 1 on the collocated passes'
+  /// kernels): u and reg hold the values at the P^3 Gauss points (x fastest) instead of the
+  /// modal coefficients, and trace the values at each face's P^2 points (with diffusion u and
+  /// grad u . n there, as for the modal state). Whatever reads the solution (diagnostics,
+  /// output, checkpoints) takes the modal state.
   bool nodal = false;
   View3 verts; // (elem, vertex 0..7, xyz)
   View3 nodes; // (elem, node 0..(k+1)^3-1, xyz), curved blocks only (dg/mesh/qk_map.hpp)

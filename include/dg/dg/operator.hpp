@@ -153,9 +153,15 @@ struct KernelVariant {
   /// diffusivity as well, the same for advection-diffusion: C, G = nu adj(J) adj(J)^T / |J| at
   /// each volume point and a . n, dS, J^-1 n at each face point from the map instead of 16
   /// doubles per point (p = 5, q = p + 1: 62 instead of 189 B/DOF). On one CPU core 0.62 to
-  /// 0.68x of the tables (p = 3..5, both q). With diffusion on CPUs only (fixed::diffusion_map;
-  /// GPU builds take the tables).
+  /// 0.68x of the tables (p = 3..5, both q). With diffusion on CPUs, and on GPUs on the nodal
+  /// state (fixed::diffusion_map, qpencil_diffusion_map).
   bool qpencil_recompute = false;
+  /// Advection-diffusion with a constant velocity and diffusivity on non-affine trilinear
+  /// elements: the geometry from the map at each point (1) or the per-point tables (0); -1:
+  /// the map where qpencil_recompute asks for it, else on the nodal state the backend's
+  /// default (fixed::nodal_diffusion_map). GPU builds compile the map with diffusion into the
+  /// nodal kernel alone (Stage's MAP = 3).
+  int qpencil_diffusion_map = -1;
   /// ... on trilinear elements with a constant velocity: adj(J) a and |J| along each pencil and
   /// (a . n) dS along each face row from the trilinear map (PencilGeometry::trilinear_pencil:
   /// polynomials of degree 2 and 1 in the pencil's coordinate, about 150 flops per pencil; no
@@ -192,12 +198,14 @@ struct KernelVariant {
   /// it (QuadraturePencilPath::Stage::collocated_passes; false: the modal right-hand side
   /// first, dgbench --variants qpencil-modal-rhs).
   bool qpencil_collocated = true;
-  /// ... and advection in their own kernel (non-affine elements, no source): the state at the
+  /// ... (non-affine elements, no source; advection in their own kernel): the state at the
   /// Q^3 = P^3 Gauss points instead of its modes while the solver steps (ElementBlock::nodal,
   /// DGOperator::nodal_capable): the collocated passes without the transforms between the modes
-  /// and the points (four passes instead of eight), the RK update at the points, the traces the
-  /// values at the face points. The same answer to round-off; false: the modal state (dgbench
-  /// --variants qpencil-modal-state).
+  /// and the points (advection: four passes instead of eight; advection-diffusion: the gradient
+  /// by the nodal derivative, six sets of contractions in the volume instead of fifteen), the
+  /// RK update at the points, the traces at the face points (advection the values, with
+  /// diffusion u and grad u . n as in the modal form). The same answer to round-off; false: the
+  /// modal state (dgbench --variants qpencil-modal-state).
   bool qpencil_nodal = true;
   /// ... on GPUs: a team's loads (the state, the own and the neighbours' modal face
   /// coefficients) as asynchronous copies into team scratch, all in flight at once, the
@@ -291,9 +299,9 @@ public:
   /// Whether a stage runs the compile-time-order kernels (else the run-time-sized ones).
   bool uses_fixed_kernels() const;
   /// Whether the stages may take the state at the points (ElementBlock::nodal): q = p + 1 on a
-  /// block whose every stage and trace runs the collocated passes' own advection kernel
-  /// (non-affine elements, the quadrature pencil path, advection alone, no source, no
-  /// element-matrix mode) and KernelVariant::qpencil_nodal.
+  /// block whose every stage and trace runs the collocated passes (non-affine elements, the
+  /// quadrature pencil path, no source, no element-matrix mode; advection in the collocated
+  /// passes' own kernel) and KernelVariant::qpencil_nodal.
   bool nodal_capable() const;
   /// block.u from the modal coefficients to the values at the P^3 Gauss points (block.nodal),
   /// and back: B along each direction, B^T W back (B is square and B^T W B = I at q = p + 1),

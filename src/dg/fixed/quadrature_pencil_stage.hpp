@@ -20,7 +20,11 @@
 // At q = p + 1 on non-affine elements (B square) passes 3 to 7 are the collocated ones
 // instead (collocated_passes; for advection in a kernel of their own, Stage<false, true>, with
 // diffusion a branch of Stage<true>: collocated_own_kernel): the nodal derivatives and face
-// lifts at the points, 1/|J|, then the inner products; seven passes instead of ten.
+// lifts at the points, 1/|J|, then the inner products; seven passes instead of ten. With the
+// state at the points (ElementBlock::nodal) the transforms before and after them leave:
+// Stage<false, true, MAP, true> (nodal_passes) and with diffusion Stage<true, true, MAP, true>
+// (nodal_diffusion_passes; on GPUs MAP = 3 for the trilinear geometry, which the modal form's
+// diffusion kernels take on CPUs alone).
 // Advection-diffusion (Stage<true>, SIPG as in face_flux): the same passes carry the reference
 // gradient as well (1: B and D along z; 2: B, D along y; 3: the value and three derivatives at
 // each point, the flux w (C u - G grad_r u) with G = nu |J| J^-1 J^-T), the faces u and
@@ -449,7 +453,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   template <bool DIFF, bool COLL = false, int MAP = 0, bool NOD = false>
   struct Stage {
     static_assert(!COLL || Q == P, "the collocated passes need Q = P");
-    static_assert(!MAP || !DIFF, "the map along each pencil is for advection");
+    static_assert(!MAP || !DIFF || (MAP == 3 && NOD), "the map along each pencil is for advection");
+    /// The trilinear map with diffusion at each point (diffusion_map; on GPUs the nodal
+    /// kernel's MAP = 3 alone).
+    static constexpr bool DMAP = diffusion_map || MAP == 3;
     using L = Layout<DIFF, COLL, NOD>;
     /// Team scratch in shared memory (level0).
     static constexpr bool L0 = level0<DIFF, COLL, NOD>;
@@ -494,9 +501,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     bool collocated = false;
     /// The geometry, the rotation and affine as the kernel takes them: with MAP (non-affine
     /// elements, the map along each pencil; 1: a constant velocity, 2: the rotation, nodal
-    /// state only) known at compile time, so that the other geometries' code leaves the
-    /// kernel.
+    /// state only; 3: diffusion on the nodal state, the map at each point) known at compile
+    /// time, so that the other geometries' code leaves the kernel.
     KOKKOS_FORCEINLINE_FUNCTION PencilGeometry geo() const {
+      if constexpr (MAP == 3) return PencilGeometry::trilinear;
       if constexpr (MAP > 0) return PencilGeometry::trilinear_pencil;
       return geometry;
     }
@@ -669,7 +677,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION const double* diffusion_face(int e, const double* G,
                                                              const Tables& tb, int f, int al,
                                                              int be, double g[6]) const {
-      if (diffusion_map && geo() == PencilGeometry::trilinear) {
+      if (DMAP && geo() == PencilGeometry::trilinear) {
         double r[3], A[9];
         hex::face_point(f, tb.x[al], tb.x[be], r);
         const double det = adjugate_rows(G, r[0], r[1], r[2], A);
@@ -831,7 +839,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// The traces with diffusion take J^-1 n at the face points: from the map's coefficients
     /// with the trilinear geometry.
     KOKKOS_FORCEINLINE_FUNCTION bool traces_need_geometry() const {
-      return DIFF && diffusion_map && geo() == PencilGeometry::trilinear;
+      return DIFF && DMAP && geo() == PencilGeometry::trilinear;
     }
 
     /// The geometry of the batch's nl elements from e0 into G: the trilinear map's coefficients,
@@ -943,12 +951,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         F[0] = trace(e, f, pt, 0);
         const int type = ftype(e, f);
         double v = 0.0;
-        if (type == face_local || type == face_ghost) {
-          int ip, jp;
-          hex::map_index(orient(e, f), P, pt % P, pt / P, ip, jp);
-          const int nb = nbr(e, f);
-          v = type == face_local ? trace(nb, nbr_face(e, f), ip + P * jp, 0)
-                                 : ghost(nb, ip + P * jp, 0);
+        if (type == face_local || type == face_ghost) { // as on CPUs (neighbour_point)
+          const long long w = neighbour_word(type, 0, 0, orient(e, f), 0);
+          int sv;
+          const double* src = neighbour_face_data(e, f, sv);
+          v = src[sv * neighbour_point(w, pt % P, pt / P, P)];
         }
         F[6 * FS] = v;
       });
@@ -1169,7 +1176,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                          double sr, double ss, double st,
                                                          double& f0, double& f1, double& f2) const {
       double g[10];
-      if (diffusion_map && geo() == PencilGeometry::trilinear) {
+      if (DMAP && geo() == PencilGeometry::trilinear) {
         double A[9];
         const double sd = nu / adjugate_rows(G, tb.x[a], tb.x[b], tb.x[c], A);
         for (int d = 0; d < 3; ++d)
@@ -1791,7 +1798,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     ///      into H; per face row the upwind fluxes at the points over the own values (F);
     ///   B  per y-pencil: + DW F_1 along y;
     ///   C  per z-pencil: + DW F_2 along z and the six faces' lifts (EW), times 1 / (w |J|): the
-    ///      right-hand side at the points; the epilogue; the new state into BQ;
+    ///      right-hand side at the points; the epilogue; the new state into BQ (nodal_update);
     ///   D  with emitted traces: the new state at the face points (emit_nodal).
     KOKKOS_INLINE_FUNCTION void nodal_passes(const TeamMember& team, const Tables& tb, double* base,
                                              int e0, int nl) const {
@@ -2135,6 +2142,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
       if (map) return launch_stage<DIFF, COLL, 1>(a, traces_only, out);
     } else if constexpr (COLL) {
+      // GPUs: the map at each point with diffusion in a kernel of its own (MAP = 3).
+      if constexpr (!diffusion_map)
+        if (nodal && a.qgeometry == PencilGeometry::trilinear)
+          return launch_stage<DIFF, COLL, 3, true>(a, traces_only, out);
       if (nodal) return launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
     }
     launch_stage<DIFF, COLL, 0>(a, traces_only, out);
@@ -2147,9 +2158,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const ElementBlock& b = *a.block;
     const int ne = elems_per_team<DIFF, COLL, MAP, NOD>(a.variant, a.qgeometry);
     DG_VERIFY(!DIFF || a.qgeometry == PencilGeometry::stored ||
-                  (diffusion_map && a.qgeometry == PencilGeometry::trilinear),
-              "quadrature pencil path: diffusion takes the stored geometry (or, on CPUs, the "
-              "trilinear one)");
+                  (Stage<DIFF, COLL, MAP, NOD>::DMAP && a.qgeometry == PencilGeometry::trilinear),
+              "quadrature pencil path: diffusion takes the stored geometry (or, on CPUs and on "
+              "GPUs with the nodal state, the trilinear one)");
     DG_VERIFY(!NOD || b.source.extent(0) == 0,
               "quadrature pencil path: a nodal state takes no source (its modes are modal)");
     Stage<DIFF, COLL, MAP, NOD> k;
