@@ -355,10 +355,10 @@ const std::vector<Key>& schema() {
         "advection and advection-diffusion on non-affine elements through compile-time kernels "
         "with fewer points and under-integrated metric terms, at the same observed order p+1 "
         "(whole runs on the H100: advection 1.3x, advection-diffusion 1.5 to 2.4x; one CPU "
-        "core 1.2 to 1.5x); advection alone there steps the solution's values at the Gauss "
-        "points instead of its modes (the same answer to round-off; on the H200 a further 1.1 "
-        "to 1.4x, docs/performance.md#nodal), and everything written (snapshots, checkpoints, "
-        "error norms) is of the modes"));
+        "core 1.2 to 1.5x); there both step the solution's values at the Gauss points instead "
+        "of its modes (the same answer to round-off; on the H200 a further 1.1 to 1.4x for "
+        "advection, up to 1.3x with diffusion, docs/performance.md#nodal), and everything "
+        "written (snapshots, checkpoints, error norms) is of the modes"));
     k.push_back(choice_key(
         "discretization.mass", [](auto& c) -> auto& { return c.discretization.mass; },
         {"weight_adjusted", "exact"},

@@ -34,9 +34,9 @@ inline bool available_pencil_only(int order, int q) {
 bool collocated_own_kernel(bool diffusion);
 
 /// Advection-diffusion on the nodal state with a constant velocity and diffusivity on trilinear
-/// elements: the geometry from the map at each point by default (true) or the per-point tables;
-/// the default of KernelVariant::qpencil_diffusion_map (fixed_dispatch.cpp).
-bool nodal_diffusion_map();
+/// elements of this order: the geometry from the map at each point by default (true) or the
+/// per-point tables; the default of KernelVariant::qpencil_diffusion_map (fixed_dispatch.cpp).
+bool nodal_diffusion_map(int order);
 
 /// The quadrature pencil path's face passes take only the sides each face's upwind flux uses
 /// (StageArgs::qsides, KernelVariant::qpencil_upwind_sides) on CPUs, where they save the work
