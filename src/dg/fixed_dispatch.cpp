@@ -35,8 +35,8 @@ bool collocated_own_kernel(bool diffusion) {
 // Measured on the H200 (dgbench stage --mesh warped --physics advdiff --q-offset 1 --variants
 // qpencil-trilinear,qpencil-tables, docs/performance.md#nodal-diffusion): the map 1.08x at p = 5
 // (with elems_per_team's two elements), 1.04x at p = 6 only with bounds of 4, else the tables
-// (the map 0.76x at p = 3, 0.82x at p = 4, 0.94x at p = 7): the map's kernel is bound by its
-// instructions, the tables' by latency. CPUs: the tables.
+// (the map 0.76x at p = 3, 0.82x at p = 4, 0.80x at p = 7, 0.94x at its best settings there):
+// the map's kernel is bound by its instructions, the tables' by latency. CPUs: the tables.
 bool nodal_diffusion_map(int order) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
   return order == 5;
