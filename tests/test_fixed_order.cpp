@@ -313,6 +313,30 @@ TEST_CASE("an LSRK step equals its stages one by one; its first stage reads no r
   }
 }
 
+namespace {
+/// Three LSRK steps of dt from the projected initial state with the variant v on the modal state
+/// and on the nodal state (v's qpencil_nodal off, then on): the same modes to round-off, and
+/// steps that moved the state.
+void check_nodal_against_modal(const io::Config& cfg, const KernelVariant& v, double dt) {
+  std::vector<double> u[2], u0;
+  for (int nodal = 0; nodal < 2; ++nodal) {
+    Solver s(cfg, MPI_COMM_WORLD);
+    s.initialize();
+    KernelVariant w = v;
+    w.qpencil_nodal = nodal == 1;
+    s.op().set_variant(w);
+    CHECK(s.op().nodal_capable() == (nodal == 1));
+    u0 = host(s.block().u);
+    for (int n = 0; n < 3; ++n)
+      s.step(dt);
+    CHECK(!s.block().nodal); // step() leaves the modal state
+    u[nodal] = host(s.block().u);
+  }
+  CHECK(rel_diff(u[1], u[0]) < 1e-12);
+  CHECK(rel_diff(u[1], u0) > 1e-6); // the steps moved the state
+}
+} // namespace
+
 TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", "[unit][fixed]") {
   // Advection on non-affine elements at q = p + 1: the state at the P^3 Gauss points
   // (ElementBlock::nodal, the collocated passes without their transforms, nodal traces) against
@@ -348,22 +372,7 @@ TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", 
                      "discretization.quadrature_points=" + std::to_string(p + 1)});
         const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
         INFO(c.what << ", p = " << p << (v == &along ? ", the map along each pencil" : ""));
-        std::vector<double> u[2], u0;
-        for (int nodal = 0; nodal < 2; ++nodal) {
-          Solver s(cfg, MPI_COMM_WORLD);
-          s.initialize();
-          KernelVariant w = *v;
-          w.qpencil_nodal = nodal == 1;
-          s.op().set_variant(w);
-          CHECK(s.op().nodal_capable() == (nodal == 1));
-          u0 = host(s.block().u);
-          for (int n = 0; n < 3; ++n)
-            s.step(2e-3);
-          CHECK(!s.block().nodal); // step() leaves the modal state
-          u[nodal] = host(s.block().u);
-        }
-        CHECK(rel_diff(u[1], u[0]) < 1e-12);
-        CHECK(rel_diff(u[1], u0) > 1e-6); // the steps moved the state
+        check_nodal_against_modal(cfg, *v, 2e-3);
       }
 }
 
@@ -400,22 +409,7 @@ TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state 
                                  "discretization.quadrature_points=" + std::to_string(p + 1)});
         const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
         INFO(c.what << ", p = " << p << (v == &recompute ? ", the map at each point" : ""));
-        std::vector<double> u[2], u0;
-        for (int nodal = 0; nodal < 2; ++nodal) {
-          Solver s(cfg, MPI_COMM_WORLD);
-          s.initialize();
-          KernelVariant w = *v;
-          w.qpencil_nodal = nodal == 1;
-          s.op().set_variant(w);
-          CHECK(s.op().nodal_capable() == (nodal == 1));
-          u0 = host(s.block().u);
-          for (int n = 0; n < 3; ++n)
-            s.step(5e-4); // within the diffusive limit at p = 7 on this mesh
-          CHECK(!s.block().nodal);
-          u[nodal] = host(s.block().u);
-        }
-        CHECK(rel_diff(u[1], u[0]) < 1e-12);
-        CHECK(rel_diff(u[1], u0) > 1e-6);
+        check_nodal_against_modal(cfg, *v, 5e-4); // within the diffusive limit at p = 7
       }
 }
 
