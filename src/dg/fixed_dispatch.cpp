@@ -33,16 +33,29 @@ bool collocated_own_kernel(bool diffusion) {
 }
 
 // Measured on the H200 (dgbench stage --mesh warped --physics advdiff --q-offset 1 --variants
-// qpencil-trilinear,qpencil-tables, docs/performance.md#nodal-diffusion): the map 1.08x at p = 5
-// (with elems_per_team's two elements), 1.04x at p = 6 only with bounds of 4, else the tables
-// (the map 0.76x at p = 3, 0.82x at p = 4, 0.80x at p = 7, 0.94x at its best settings there):
+// qpencil-trilinear,qpencil-tables, docs/performance.md#nodal-diffusion): the map 1.17x at
+// p = 5, 1.12x at p = 6 and 1.14x at p = 7 over the tables (p = 5, 6 with elems_per_team's two
+// elements); the tables at p = 3 and 4 (the map 0.93x and 0.92x there at its best settings):
 // the map's kernel is bound by its instructions, the tables' by latency. CPUs: the tables.
 bool nodal_diffusion_map(int order) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-  return order == 5;
+  return order >= 5;
 #else
   (void)order;
   return false;
+#endif
+}
+
+// H200 (dgbench stage --mesh warped,curved --physics advdiff --q-offset 1 --variants
+// fused,qpencil-modal-state, docs/performance.md#nodal-diffusion): the nodal state with the
+// tables 0.97x of the modal state at p = 5, 1.08 to 1.34x at p = 3, 4, 6 and 7 (warped box and
+// Q2 shell alike). CPUs: the nodal state.
+bool nodal_diffusion_tables(int order) {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  return order != 5;
+#else
+  (void)order;
+  return true;
 #endif
 }
 
@@ -584,15 +597,23 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
   // 150), then 4 multiply-adds per point; per pencil that takes 1/|J| the columns and |J| at
   // three points (about 150), then 3 flops and a division per point; per face row (a . n) dS at
   // its ends (about 100), then 2 flops per point.
-  // With the rotation the velocity along each pencil as well: 8 more triple products and the
-  // velocity's two coefficients per x-pencil (about 170), 3 more flops per point; per face row a
-  // third point and the position at each (about 150 more), 2 more flops per point.
+  // With the rotation the velocity along each pencil as well: 8 more triple products (the
+  // velocity's z component zero) and its two coefficients per x-pencil (about 120), 3 more
+  // flops per point; per face row the position and velocity at its ends and the product's
+  // coefficients (about 80 more), 2 more flops per point.
   double pencil_flux = g == PencilGeometry::trilinear_pencil
                            ? 2.0 * Q2 * (150.0 + 4.0 * Q) + 6.0 * Q * (100.0 + 2.0 * Q)
                            : 0.0;
   if (g == PencilGeometry::trilinear_pencil && rotation)
-    pencil_flux += Q2 * (170.0 + 3.0 * Q) + 6.0 * Q * (150.0 + 2.0 * Q);
+    pencil_flux += Q2 * (120.0 + 3.0 * Q) + 6.0 * Q * (80.0 + 2.0 * Q);
   const double face_points = face_pencils * (P2 * Q + P * Q + P * Q2 + Q2);
+  // Diffusion on the trilinear map: the columns along each x-pencil and face row from two
+  // points (about 100 per line), then at each volume point the columns, adj(J), |J|, C and G
+  // (about 95), at each face point, twice (the fluxes, the emitted traces), n dS, dS and J^-1 n
+  // (about 75); 1/|J| along each pencil that takes it through three points (about 150), then 5
+  // per point.
+  const double trilinear_diffusion_geometry =
+      Q3 * (95.0 + 5.0) + Q2 * (100.0 + 150.0) + 2.0 * (6.0 * Q2 * 75.0 + 6.0 * Q * 100.0);
   if (diffusion && collocated && !affine && Q == P && nodal) {
     // The nodal state. Volume: DH along x, y, z (the gradient), the flux (24 per point), DW
     // along x, y, z, the lifts with EW and dEW (24 per point), 1/|J| and 1/w; update. Faces,
@@ -604,7 +625,7 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
     const double columns = 24.0 * Q3 + 6.0 * (Q3 + 2.0 * Q2), rows = 6.0 * (Q3 + 2.0 * Q2);
     f += columns + rows + 6.0 * Q2 * 40.0 + 12.0 * (Q3 + 2.0 * Q2);
     f += columns + rows + 6.0 * Q2 * 5.0;
-    if (g == PencilGeometry::trilinear) f += Q3 * (110.0 + 80.0) + 2.0 * 6.0 * Q2 * 100.0;
+    if (g == PencilGeometry::trilinear) f += trilinear_diffusion_geometry;
     return f;
   }
   if (diffusion) {
@@ -629,10 +650,7 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
       f += 6.0 * Q * (16.0 * P * Q + 35.0 * Q) + 18.0 * (P2 * Q + P * Q);
       f += 24.0 * P3 + 4.0 * P3 + inverse_mass;
     }
-    // trilinear: at each volume point the columns, adj(J), |J|, C and G (about 110), at each
-    // face point, twice (the fluxes, the emitted traces), n dS, dS and J^-1 n (about 100), and
-    // 1/|J| at each point of the inverse mass or the collocated passes (about 80).
-    if (g == PencilGeometry::trilinear) f += Q2 * Q * (110.0 + 80.0) + 2.0 * 6.0 * Q2 * 100.0;
+    if (g == PencilGeometry::trilinear) f += trilinear_diffusion_geometry;
     return f;
   }
   if (collocated && !affine && Q == P && nodal) {

@@ -377,6 +377,12 @@ bool diffusion_map_applies(const ElementBlock& b, const physics::AdvectionDiffus
   return !b.affine && !b.curved && pde.advection.kind == physics::Advection::constant &&
          b.nuvol.extent(0) == 0;
 }
+
+/// Advection-diffusion: whether the nodal kernel takes the trilinear map by default at this
+/// order (fixed::nodal_diffusion_map), the variant asking for neither the map nor the tables.
+bool diffusion_map_by_default(const KernelVariant& v, int order) {
+  return v.qpencil_diffusion_map < 0 && !v.qpencil_recompute && fixed::nodal_diffusion_map(order);
+}
 } // namespace
 
 bool DGOperator::nodal_capable() const {
@@ -390,12 +396,11 @@ bool DGOperator::nodal_capable() const {
                        (diffusion || own > 0 || (own < 0 && fixed::collocated_own_kernel(false))) &&
                        uses_fixed_kernels() && quadrature_pencil_path() && !modal_path();
   if (!capable || !diffusion) return capable;
-  // Where the map is the nodal diffusion kernel's default (fixed::nodal_diffusion_map), the
-  // nodal state with the tables runs slower than the modal state (H200, p = 5: 0.97x): the
-  // state stays modal there unless the map applies.
-  const bool map_by_default = variant_.qpencil_diffusion_map < 0 && !variant_.qpencil_recompute &&
-                              fixed::nodal_diffusion_map(b.order);
-  return !map_by_default || diffusion_map_applies(b, pde_);
+  // Where the map is the nodal diffusion kernel's default (fixed::nodal_diffusion_map) but
+  // does not apply, the nodal state takes the tables, which at some orders run slower than the
+  // modal state (fixed::nodal_diffusion_tables; H200, p = 5: 0.97x): the state stays modal there.
+  return !diffusion_map_by_default(variant_, b.order) || diffusion_map_applies(b, pde_) ||
+         fixed::nodal_diffusion_tables(b.order);
 }
 
 void DGOperator::to_nodal_state() {
@@ -463,9 +468,8 @@ fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
     // The map with diffusion: every kernel on CPUs, the nodal one on GPUs.
     const bool nodal = nodal_capable();
     const int m = variant_.qpencil_diffusion_map;
-    const bool wanted =
-        m > 0 ||
-        (m < 0 && (variant_.qpencil_recompute || (nodal && fixed::nodal_diffusion_map(b.order))));
+    const bool wanted = m > 0 || (m < 0 && variant_.qpencil_recompute) ||
+                        (nodal && diffusion_map_by_default(variant_, b.order));
     return diffusion_map_applies(b, pde_) && wanted && (fixed::diffusion_map || nodal)
                ? fixed::PencilGeometry::trilinear
                : fixed::PencilGeometry::stored;

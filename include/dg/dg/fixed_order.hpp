@@ -37,6 +37,10 @@ bool collocated_own_kernel(bool diffusion);
 /// elements of this order: the geometry from the map at each point by default (true) or the
 /// per-point tables; the default of KernelVariant::qpencil_diffusion_map (fixed_dispatch.cpp).
 bool nodal_diffusion_map(int order);
+/// ... whether the nodal state with the per-point tables runs at least as fast as the modal
+/// state at this order (where the map is the default but does not apply: curved elements,
+/// velocity and diffusivity fields); DGOperator::nodal_capable (fixed_dispatch.cpp).
+bool nodal_diffusion_tables(int order);
 
 /// The quadrature pencil path's face passes take only the sides each face's upwind flux uses
 /// (StageArgs::qsides, KernelVariant::qpencil_upwind_sides) on CPUs, where they save the work

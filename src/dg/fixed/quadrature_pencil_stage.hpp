@@ -38,6 +38,9 @@
 //   record     affine with constant velocity: C = adj(J) a and 1/|J|, (a . n) dS per face;
 //   trilinear  the 8 vertices as the 8 coefficients of the trilinear map; at each point the
 //              Jacobian's columns, adj(J) rows as their cross products, |J| (about 60 flops);
+//              with diffusion the columns along each pencil and face row from their values at
+//              two points (MapLine: affine along every coordinate line), |J| along each pencil
+//              that takes 1/|J| the quadratic through three values (as trilinear_pencil);
 //   stored     component k < 4 of qvol at each volume point (qvol_at: component-major on
 //              GPUs, point-major on CPUs; qtables_thread_order): C and 1/|J|; component 0
 //              of qface at each face point (qface_at) = (a . n) dS
@@ -55,8 +58,8 @@
 //              at the pencil coordinates -1, 0, 1; (a . n) dS along each face row the linear
 //              polynomial through its values at the row's ends. With the rotation (rotation,
 //              KernelVariant::qpencil_trilinear_rotation) a is linear along each pencil too:
-//              C_0 cubic, C_1 and C_2 quadratic, (a . n) dS quadratic along a face row (its
-//              values at the row's ends and middle).
+//              C_0 cubic, C_1 and C_2 quadratic, (a . n) dS quadratic along a face row (the
+//              product of n dS and a, both linear along it, from their values at its ends).
 // Bytes per DOF (qpencil_bytes_per_dof): 28.8 + 144 / P + (geometry + 96) / P^3, geometry 272
 // record (vgeo and n, dS of each face), 192 trilinear and trilinear_pencil, 32 Q^3 + 48 Q^2
 // stored; on CPUs stored
@@ -357,6 +360,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                           double t, double A[9]) {
     double Jr[3], Js[3], Jt[3];
     columns(G, r, s, t, Jr, Js, Jt);
+    return adjugate_rows(Jr, Js, Jt, A);
+  }
+  /// ... from the Jacobian's columns.
+  KOKKOS_FORCEINLINE_FUNCTION static double adjugate_rows(const double Jr[3], const double Js[3],
+                                                          const double Jt[3], double A[9]) {
     const double* c[3][2] = {{Js, Jt}, {Jt, Jr}, {Jr, Js}};
     for (int d = 0; d < 3; ++d) {
       const double *a = c[d][0], *b = c[d][1];
@@ -540,7 +548,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         double Jr[3], As[3], Bs[3], At[3], Bt[3], X0[3], al[3];
         pencil_columns(G, s, t, Jr, As, Bs, At, Bt);
         map_point(G, 0.0, s, t, X0);
-        adv.velocity(X0, al);
+        velocity_at(X0, al);
         // The rotation's linear part applied to dx/dr = J_r.
         const double be[3] = {-adv.omega * Jr[1], adv.omega * Jr[0], 0.0};
         const double c00 = triple(As, At, al),
@@ -611,7 +619,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     template <int D>
     KOKKOS_FORCEINLINE_FUNCTION void inverse_jacobians(int e, const double* G, const Tables& tb,
                                                        int i, int j, double inv[Q]) const {
-      if (geo() == PencilGeometry::trilinear_pencil) {
+      if (geo() == PencilGeometry::trilinear_pencil || geo() == PencilGeometry::trilinear) {
         // |J| is quadratic in the pencil's coordinate x: its values at x = -1, 0, 1.
         double d[3];
         DG_UNROLL
@@ -671,6 +679,75 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       SD[6] = n;
     }
 
+    /// Diffusion on the trilinear map: a . n, dS, J^-1 n and nu at a point of face f (n the
+    /// outward unit normal, n dS = +-row f / 2 of adj(J)) from the Jacobian's columns there, with
+    /// one division and one square root (1 / dS = |J| / (dS |J|)).
+    KOKKOS_FORCEINLINE_FUNCTION void mapped_face(int f, const double Jr[3], const double Js[3],
+                                                 const double Jt[3], double g[6]) const {
+      double A[9];
+      const double det = adjugate_rows(Jr, Js, Jt, A);
+      const double sg = f % 2 ? 1.0 : -1.0, *Ad = A + 3 * (f / 2);
+      const double dS = math::sqrt(Ad[0] * Ad[0] + Ad[1] * Ad[1] + Ad[2] * Ad[2]);
+      const double q = sg / (dS * det);
+      g[0] = (vel[0] * Ad[0] + vel[1] * Ad[1] + vel[2] * Ad[2]) * (det * q);
+      g[1] = dS;
+      for (int k = 0; k < 3; ++k)
+        g[2 + k] = (A[3 * k] * Ad[0] + A[3 * k + 1] * Ad[1] + A[3 * k + 2] * Ad[2]) * q;
+      g[5] = nu;
+    }
+    /// Diffusion on the trilinear map: the Jacobian's columns along a line of reference points
+    /// r0 + x (r1 - r0) (a pencil, a face row), c at x = 0 and m their change per unit x, so that
+    /// at x they are c + x m; exact, since the trilinear map's columns are affine along every
+    /// coordinate line. The diffusion passes take it once per line instead of the columns from
+    /// the map's 24 coefficients at each point.
+    struct MapLine {
+      double c[9], m[9];
+      KOKKOS_FORCEINLINE_FUNCTION void at(double x, double J[9]) const {
+        DG_UNROLL
+        for (int i = 0; i < 9; ++i)
+          J[i] = c[i] + x * m[i];
+      }
+    };
+    KOKKOS_FORCEINLINE_FUNCTION static void map_line(const double* G, const double r0[3],
+                                                     const double r1[3], MapLine& L) {
+      columns(G, r0[0], r0[1], r0[2], L.c, L.c + 3, L.c + 6);
+      columns(G, r1[0], r1[1], r1[2], L.m, L.m + 3, L.m + 6);
+      DG_UNROLL
+      for (int i = 0; i < 9; ++i)
+        L.m[i] -= L.c[i];
+    }
+    /// ... along row be of face f (the face coordinate a varying).
+    KOKKOS_FORCEINLINE_FUNCTION static void face_line(const double* G, const Tables& tb, int f,
+                                                      int be, MapLine& L) {
+      double r0[3], r1[3];
+      hex::face_point(f, 0.0, tb.x[be], r0);
+      hex::face_point(f, 1.0, tb.x[be], r1);
+      map_line(G, r0, r1, L);
+    }
+    /// ... along the x-pencil (b, c).
+    KOKKOS_FORCEINLINE_FUNCTION static void pencil_line(const double* G, const Tables& tb, int b,
+                                                        int c, MapLine& L) {
+      const double r0[3] = {0.0, tb.x[b], tb.x[c]}, r1[3] = {1.0, tb.x[b], tb.x[c]};
+      map_line(G, r0, r1, L);
+    }
+    /// diffusion_face at point al of the row L was taken along (face_line): from L with the
+    /// trilinear map (DMAP), else as diffusion_face.
+    KOKKOS_FORCEINLINE_FUNCTION const double* row_face(int e, const double* G, const MapLine& L,
+                                                       const Tables& tb, int f, int al, int be,
+                                                       double g[6]) const {
+      if (DMAP && geo() == PencilGeometry::trilinear) {
+        double J[9];
+        L.at(tb.x[al], J);
+        mapped_face(f, J, J + 3, J + 6, g);
+        return g;
+      }
+      return diffusion_face(e, G, tb, f, al, be, g);
+    }
+    /// Whether the diffusion passes take the geometry along each line (MapLine).
+    KOKKOS_FORCEINLINE_FUNCTION bool map_lines() const {
+      return DMAP && geo() == PencilGeometry::trilinear;
+    }
+
     /// Diffusion: a . n, dS, J^-1 n and nu at point (al, be) of face f (n the outward unit
     /// normal): their qface row, or (trilinear geometry) g filled from the map as the tables take
     /// them from the mesh's Jacobian (n dS = +-row f / 2 of adj(J)). Returns where they are.
@@ -678,17 +755,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                              const Tables& tb, int f, int al,
                                                              int be, double g[6]) const {
       if (DMAP && geo() == PencilGeometry::trilinear) {
-        double r[3], A[9];
+        double r[3], Jr[3], Js[3], Jt[3];
         hex::face_point(f, tb.x[al], tb.x[be], r);
-        const double det = adjugate_rows(G, r[0], r[1], r[2], A);
-        const double sg = f % 2 ? 1.0 : -1.0, *Ad = A + 3 * (f / 2);
-        const double n[3] = {sg * Ad[0], sg * Ad[1], sg * Ad[2]};
-        const double dS = math::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        g[0] = (vel[0] * n[0] + vel[1] * n[1] + vel[2] * n[2]) / dS;
-        g[1] = dS;
-        for (int k = 0; k < 3; ++k)
-          g[2 + k] = (A[3 * k] * n[0] + A[3 * k + 1] * n[1] + A[3 * k + 2] * n[2]) / (dS * det);
-        g[5] = nu;
+        columns(G, r[0], r[1], r[2], Jr, Js, Jt);
+        mapped_face(f, Jr, Js, Jt, g);
         return g;
       }
       if constexpr (TO) {
@@ -710,18 +780,81 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// (a . n) dS at the face coordinates (x, y) of face f from the trilinear map.
     KOKKOS_FORCEINLINE_FUNCTION double mapped_normal_velocity(const double* G, int f, double x,
                                                               double y) const {
-      double r[3], Jr[3], Js[3], Jt[3], v[3] = {vel[0], vel[1], vel[2]};
+      double n[3], v[3];
+      mapped_normal(G, f, x, y, n, v);
+      const double c = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+      return f % 2 ? c : -c;
+    }
+    /// Row f / 2 of adj(J) (n dS = +-it, outward) and the velocity at the face coordinates (x, y)
+    /// of face f from the trilinear map.
+    KOKKOS_FORCEINLINE_FUNCTION void mapped_normal(const double* G, int f, double x, double y,
+                                                   double n[3], double v[3]) const {
+      double r[3], Jr[3], Js[3], Jt[3];
       hex::face_point(f, x, y, r);
       columns(G, r[0], r[1], r[2], Jr, Js, Jt);
+      v[0] = vel[0];
+      v[1] = vel[1];
+      v[2] = vel[2];
       if (rot()) { // the velocity at the point's position x(r)
         double xp[3];
         map_point(G, r[0], r[1], r[2], xp);
-        adv.velocity(xp, v);
+        velocity_at(xp, v);
       }
       const int d = f / 2;
-      const double c =
-          d == 0 ? triple(Js, Jt, v) : (d == 1 ? triple(Jt, Jr, v) : triple(Jr, Js, v));
-      return f % 2 ? c : -c;
+      double a[3], b[3]; // the other two columns, in order
+      DG_UNROLL
+      for (int i = 0; i < 3; ++i) {
+        a[i] = d == 0 ? Js[i] : (d == 1 ? Jt[i] : Jr[i]);
+        b[i] = d == 0 ? Jt[i] : (d == 1 ? Jr[i] : Js[i]);
+      }
+      n[0] = a[1] * b[2] - a[2] * b[1];
+      n[1] = a[2] * b[0] - a[0] * b[2];
+      n[2] = a[0] * b[1] - a[1] * b[0];
+    }
+    /// (a . n) dS along row y of face f as an0 + x (an1 + x an2) in the row's coordinate x: n dS
+    /// is linear along the row (the Jacobian's column along it does not depend on it, the other
+    /// tangent column is linear in it), and so is a with the rotation (an2 = 0 without): from
+    /// the two at the row's ends.
+    KOKKOS_FORCEINLINE_FUNCTION void row_normal_velocity(const double* G, int f, double y,
+                                                         double& an0, double& an1,
+                                                         double& an2) const {
+      double nl[3], vl[3], nh[3], vh[3];
+      mapped_normal(G, f, -1.0, y, nl, vl);
+      mapped_normal(G, f, 1.0, y, nh, vh);
+      const double h = f % 2 ? 0.5 : -0.5; // the outward sign and the ends' half
+      if (!rot()) {
+        const double lo = vl[0] * nl[0] + vl[1] * nl[1] + vl[2] * nl[2];
+        const double hi = vh[0] * nh[0] + vh[1] * nh[1] + vh[2] * nh[2];
+        an0 = h * (hi + lo);
+        an1 = h * (hi - lo);
+        an2 = 0.0;
+        return;
+      }
+      // n dS = +-(nm + x nd), a = am + x ad (nm, nd, am, ad: twice theirs, scaled once below).
+      double c0 = 0.0, c1 = 0.0, c2 = 0.0;
+      DG_UNROLL
+      for (int i = 0; i < 3; ++i) {
+        const double nm = nh[i] + nl[i], nd = nh[i] - nl[i];
+        const double am = vh[i] + vl[i], ad = vh[i] - vl[i];
+        c0 += am * nm;
+        c1 += am * nd + ad * nm;
+        c2 += ad * nd;
+      }
+      const double q = 0.5 * h; // 1/4 with the sign
+      an0 = q * c0;
+      an1 = q * c1;
+      an2 = q * c2;
+    }
+    /// The velocity at x: the rotation's (about the z axis) where the kernel knows it (MAP = 2;
+    /// its z component zero, so that the products with it leave the kernel), else adv's.
+    KOKKOS_FORCEINLINE_FUNCTION void velocity_at(const double x[3], double v[3]) const {
+      if constexpr (MAP == 2) {
+        v[0] = -adv.omega * (x[1] - adv.center[1]);
+        v[1] = adv.omega * (x[0] - adv.center[0]);
+        v[2] = 0.0;
+      } else {
+        adv.velocity(x, v);
+      }
     }
 
     /// Advection: - w_al w_be (a . n)^upwind u dS at the Q points (al, be) of row be of face f
@@ -764,17 +897,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       // row's direction does not depend on it, the other tangent column is linear in it), with
       // the rotation quadratic (a linear along the row as well).
       double an0 = 0.0, an1 = 0.0, an2 = 0.0;
-      if (geo() == PencilGeometry::trilinear_pencil) {
-        const double lo = mapped_normal_velocity(S + OG, f, -1.0, tb.x[be]),
-                     hi = mapped_normal_velocity(S + OG, f, 1.0, tb.x[be]);
-        an0 = 0.5 * (hi + lo);
-        an1 = 0.5 * (hi - lo);
-        if (rot()) {
-          const double mid = mapped_normal_velocity(S + OG, f, 0.0, tb.x[be]);
-          an2 = an0 - mid;
-          an0 = mid;
-        }
-      }
+      if (geo() == PencilGeometry::trilinear_pencil)
+        row_normal_velocity(S + OG, f, tb.x[be], an0, an1, an2);
       DG_UNROLL
       for (int al = 0; al < Q; ++al) {
         const double uin = ui[al];
@@ -1162,23 +1286,25 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// Diffusion, volume point (a, b, c) of the x-pencil v, w1, w2 (point_values): the flux
     /// w (C u - G grad_r u) along each reference direction (w = w_a wbc), with C, G from qvol
     /// (stored geometry) or the trilinear map (C = adj(J) a, G = nu adj(J) adj(J)^T / |J|).
-    KOKKOS_FORCEINLINE_FUNCTION void volume_fluxes(int e, const double* G, const Tables& tb, int a,
+    /// The map's columns along the pencil (pencil_line, map_lines) are in L.
+    KOKKOS_FORCEINLINE_FUNCTION void volume_fluxes(int e, const MapLine& L, const Tables& tb, int a,
                                                    int b, int c, double wbc, const double v[P],
                                                    const double w1[P], const double w2[P],
                                                    double& f0, double& f1, double& f2) const {
       double s, sr, ss, st;
       point_values(tb, a, v, w1, w2, s, sr, ss, st);
-      point_volume_fluxes(e, G, tb, a, b, c, wbc, s, sr, ss, st, f0, f1, f2);
+      point_volume_fluxes(e, L, tb, a, b, c, wbc, s, sr, ss, st, f0, f1, f2);
     }
     /// ... from u (s) and grad_r u (sr, ss, st) at the point.
-    KOKKOS_FORCEINLINE_FUNCTION void point_volume_fluxes(int e, const double* G, const Tables& tb,
+    KOKKOS_FORCEINLINE_FUNCTION void point_volume_fluxes(int e, const MapLine& L, const Tables& tb,
                                                          int a, int b, int c, double wbc, double s,
                                                          double sr, double ss, double st,
                                                          double& f0, double& f1, double& f2) const {
       double g[10];
-      if (DMAP && geo() == PencilGeometry::trilinear) {
-        double A[9];
-        const double sd = nu / adjugate_rows(G, tb.x[a], tb.x[b], tb.x[c], A);
+      if (map_lines()) {
+        double A[9], J[9];
+        L.at(tb.x[a], J);
+        const double sd = nu / adjugate_rows(J, J + 3, J + 6, A);
         for (int d = 0; d < 3; ++d)
           g[d] = A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
         int m = 4;
@@ -1266,10 +1392,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         // point loop is unrolled, else in A (free in pass 3; 6 Q^2 <= 2 Q^3 doubles). The
         // addresses are formed where they are used (fewer live registers in the loop).
         double c2[Q];
+        MapLine L;
+        if (map_lines()) face_line(S + OG, tb, f, be, L);
         for_points([&](int al) {
           const int pt = al + Q * be;
           double gm[6];
-          const double* g = diffusion_face(e, S + OG, tb, f, al, be, gm);
+          const double* g = row_face(e, S + OG, L, tb, f, al, be, gm);
           double uin, gin;
           if constexpr (NOD) {
             double gal;
@@ -1373,10 +1501,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           const int k = idx / (6 * Q), f = (idx / Q) % 6, be = idx % Q, e = elem(e0 + k);
           double v0[P], v1[P], v2[P];
           face_row(base + k * ED, f, be, v0, v1, v2);
+          MapLine L;
+          if (map_lines()) face_line(base + k * ED + OG, tb, f, be, L);
           DG_UNROLL
           for (int al = 0; al < Q; ++al) {
             double uv, gn, gm[6];
-            const double* g = diffusion_face(e, base + k * ED + OG, tb, f, al, be, gm);
+            const double* g = row_face(e, base + k * ED + OG, L, tb, f, al, be, gm);
             face_point(v0, v1, v2, g, f, al, tb, uv, gn);
             trace_out(e, f, al + Q * be, 0) = uv;
             trace_out(e, f, al + Q * be, 1) = gn;
@@ -1551,9 +1681,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             h0[i] = h1[i] = h2[i] = 0.0;
           }
           const double wbc = tb.w[b] * tb.w[c];
+          MapLine L;
+          if (map_lines()) pencil_line(S + OG, tb, b, c, L);
           for_points([&](int a) {
             double f0, f1, f2;
-            volume_fluxes(e, S + OG, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
+            volume_fluxes(e, L, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
               h0[i] += tb.D[a * P + i] * f0;
@@ -1663,9 +1795,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             vt[i] = H[PP * Q2 + i];
           }
           const double wbc = tb.w[b] * tb.w[c];
+          MapLine L;
+          if (map_lines()) pencil_line(S + OG, tb, b, c, L);
           for_points([&](int a) {
             double f0, f1, f2;
-            volume_fluxes(e, S + OG, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
+            volume_fluxes(e, L, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
             N[a] = f0;
             H[a] = f1;
             H[PP * Q2 + a] = f2;
@@ -1903,11 +2037,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           v[a] = N[a];
         dw_points<true>(ct, v, [&](int a, double s) { dr[a] = s; });
         const double wbc = tb.w[b] * tb.w[c];
+        MapLine L;
+        if (map_lines()) pencil_line(S + OG, tb, b, c, L);
         DG_UNROLL
         for (int a = 0; a < Q; ++a) {
           double f1, f2;
-          point_volume_fluxes(e, S + OG, tb, a, b, c, wbc, v[a], dr[a], H[a], H[PP * Q2 + a], x[a],
-                              f1, f2);
+          point_volume_fluxes(e, L, tb, a, b, c, wbc, v[a], dr[a], H[a], H[PP * Q2 + a], x[a], f1,
+                              f2);
           H[a] = f1;
           H[PP * Q2 + a] = f2;
         }
@@ -1979,10 +2115,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         for (int al = 0; al < Q; ++al)
           x[al] = row[al];
         dw_points<true>(ct, x, [&](int al, double s) { ga[al] = s; });
+        MapLine L;
+        if (map_lines()) face_line(S + OG, tb, f, be, L);
         DG_UNROLL
         for (int al = 0; al < Q; ++al) {
           double gm[6];
-          const double* g = diffusion_face(e, S + OG, tb, f, al, be, gm);
+          const double* g = row_face(e, S + OG, L, tb, f, al, be, gm);
           trace_out(e, f, al + Q * be, 0) = x[al];
           trace_out(e, f, al + Q * be, 1) = g[2 + d] * row[12 * PP * Q + al] + g[2 + ta] * ga[al] +
                                             g[2 + tbd] * row[6 * PP * Q + al];
@@ -2069,9 +2207,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     // pencil's map, on the H200 (dgbench stage --mesh warped --q-offset 1 --qpencil-elems
     // 2,3,4,5,6,8 --qpencil-bounds -1,0,4,5,6): as many as fill the team's warps, 8 at p = 3
     // (1.04x over 2; the rotation 4, 1.04x), 5 at p = 4 (1.06x over 2; the rotation 1.04x), 3 at
-    // p = 5 (1.06x over 2; the rotation 1.05x).
-    const bool two =
-        DIFF && Q == P ? P == 6 : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
+    // p = 5 (1.06x over 2; the rotation 1.05x). The nodal diffusion kernel with the map at each
+    // point (MAP = 3, H200: --physics advdiff --q-offset 1 --variants qpencil-trilinear
+    // --qpencil-elems 1,2 --qpencil-bounds 0,4,5) 2 at p = 5 and 6 (1.22x, 1.07x over 1), 1 at
+    // p = 7 (2: within 0.4%).
+    const bool two = DIFF && Q == P ? P == 6 || (MAP == 3 && P == 7)
+                                    : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
     const int fold_pencil = P == 4 ? (MAP == 1 ? 8 : 4) : (P == 5 ? 5 : (P == 6 ? 3 : 0));
     // The nodal state (NOD), on the H200 (the same sweep with --qpencil-elems 0,1,2,3,4,5,6,8
     // --qpencil-bounds -1,0,4,5,6, docs/performance.md#nodal): with a constant velocity 2 at
@@ -2253,8 +2394,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Q == P ? (P <= 5 ? 5 : 4) : (P == 6 ? 5 : min_blocks_default);
   /// ... the rotation on the nodal state in its own kernel (MAP = 2; dgbench stage --physics
   /// advection-rotation --q-offset 1 --qpencil-elems 0,1,2,3,4,5,8 --qpencil-bounds -1,0,4,5 on
-  /// the H200): 5 at p = 6 and 7 (1.04x and 1.07x over 4), else min_blocks_pencil.
-  static constexpr int min_blocks_nodal_rotation = Q == P && P >= 7 ? 5 : min_blocks_pencil;
+  /// the H200): 5 at p = 5, 6 and 7 (1.11x, 1.04x and 1.07x over 4; p = 5 with (a . n) dS along
+  /// each face row from its ends), else min_blocks_pencil.
+  static constexpr int min_blocks_nodal_rotation = Q == P && P >= 6 ? 5 : min_blocks_pencil;
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
