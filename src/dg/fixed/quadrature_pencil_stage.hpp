@@ -730,12 +730,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const double r0[3] = {0.0, tb.x[b], tb.x[c]}, r1[3] = {1.0, tb.x[b], tb.x[c]};
       map_line(G, r0, r1, L);
     }
-    /// diffusion_face at point al of the row L was taken along (face_line): from L with the
-    /// trilinear map (DMAP), else as diffusion_face.
+    /// diffusion_face at point al of the row L was taken along (face_line): from L where the
+    /// passes take the map along lines (map_lines), else as diffusion_face.
     KOKKOS_FORCEINLINE_FUNCTION const double* row_face(int e, const double* G, const MapLine& L,
                                                        const Tables& tb, int f, int al, int be,
                                                        double g[6]) const {
-      if (DMAP && geo() == PencilGeometry::trilinear) {
+      if (map_lines()) {
         double J[9];
         L.at(tb.x[al], J);
         mapped_face(f, J, J + 3, J + 6, g);
