@@ -343,9 +343,12 @@ TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", 
   // the modal state through the same collocated passes, three LSRK steps: warped and perturbed
   // meshes with every orientation code, periodic, Dirichlet, inflow and outflow faces, a
   // constant velocity, the rotation and a velocity field, trilinear and Q2 elements, the
-  // per-point tables and the map along each pencil.
-  KernelVariant tables, along, modal;
+  // per-point tables (read where the passes use them, and staged in team scratch first) and the
+  // map along each pencil.
+  KernelVariant tables, along, modal, staged;
   tables.qpencil_trilinear_pencil = tables.qpencil_trilinear_rotation = false;
+  staged = tables;
+  staged.qpencil_stage_tables = 1;
   along.qpencil_trilinear_pencil = along.qpencil_trilinear_rotation = true;
   const std::vector<std::string> rotation = {
       "physics.velocity_field=rotation", "physics.angular_velocity=1.3",
@@ -365,13 +368,15 @@ TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", 
       {{"mesh.box=-nx 3 -periodic xz -curve 2"}, "Q2 elements"}};
   for (int p : {1, 2, 3, 4, 7})
     for (const Case& c : cases)
-      for (const KernelVariant* v : {&tables, &along}) {
+      for (const KernelVariant* v : {&tables, &along, &staged}) {
         std::vector<std::string> sets = c.sets;
         sets.insert(sets.end(),
                     {"physics.diffusivity=0", "discretization.order=" + std::to_string(p),
                      "discretization.quadrature_points=" + std::to_string(p + 1)});
         const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
-        INFO(c.what << ", p = " << p << (v == &along ? ", the map along each pencil" : ""));
+        INFO(c.what << ", p = " << p
+                    << (v == &along ? ", the map along each pencil"
+                                    : (v == &staged ? ", the tables staged" : "")));
         check_nodal_against_modal(cfg, *v, 2e-3);
       }
 }
@@ -382,10 +387,13 @@ TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state 
   // gradient by the nodal derivative, the face values and derivatives from the values along
   // each face's normal) against the modal state through the collocated passes, three LSRK
   // steps: warped and perturbed meshes, periodic, Dirichlet, outflow and Neumann faces, the
-  // rotation, a diffusivity field, Q2 elements; the per-point tables and (CPUs) the trilinear
+  // rotation, a diffusivity field, Q2 elements; the per-point tables read where the passes use
+  // them and staged in team scratch first (where they fit: p <= 5), and (CPUs) the trilinear
   // map at each point.
-  KernelVariant tables, recompute;
+  KernelVariant tables, recompute, staged;
   recompute.qpencil_recompute = true;
+  staged.qpencil_diffusion_map = 0;
+  staged.qpencil_stage_tables = 1;
   struct Case {
     std::vector<std::string> sets;
     const char* what;
@@ -403,12 +411,14 @@ TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state 
       {{"mesh.box=-nx 3 -periodic xz -curve 2"}, "Q2 elements"}};
   for (int p : {1, 2, 3, 4, 7})
     for (const Case& c : cases)
-      for (const KernelVariant* v : {&tables, &recompute}) {
+      for (const KernelVariant* v : {&tables, &recompute, &staged}) {
         std::vector<std::string> sets = c.sets;
         sets.insert(sets.end(), {"discretization.order=" + std::to_string(p),
                                  "discretization.quadrature_points=" + std::to_string(p + 1)});
         const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
-        INFO(c.what << ", p = " << p << (v == &recompute ? ", the map at each point" : ""));
+        INFO(c.what << ", p = " << p
+                    << (v == &recompute ? ", the map at each point"
+                                        : (v == &staged ? ", the tables staged" : "")));
         check_nodal_against_modal(cfg, *v, 5e-4); // within the diffusive limit at p = 7
       }
 }

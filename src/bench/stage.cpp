@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace dg::bench {
 
@@ -96,7 +97,11 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_async_loads = false;
   else if (var == "qpencil-modal-state")
     v.qpencil_nodal = false;
-  else if (var == "modal-entry")
+  else if (var == "qpencil-staged-tables") {
+    v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
+    v.qpencil_diffusion_map = 0;
+    v.qpencil_stage_tables = 1;
+  } else if (var == "modal-entry")
     v.modal_pencil = false;
   else if (var == "modal-linear-unmixed")
     v.modal_linear_mixed = false;
@@ -118,7 +123,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
         "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
         "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
         "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, "
-        "qpencil-sync-loads, qpencil-modal-state, modal, "
+        "qpencil-sync-loads, qpencil-modal-state, qpencil-staged-tables, modal, "
         "modal-entry, modal-linear-unmixed, "
         "modal-linear-scratch, modal-linear-registers, boundary-per-stage, modal-affine-general");
 }
@@ -165,7 +170,9 @@ int stage(Options& o) {
       "those the upwind flux takes), qpencil-sync-loads (GPUs: the quadrature pencil path's "
       "loads one after another, not as asynchronous copies), qpencil-modal-state (q = p + 1, "
       "non-affine: the modal state through the collocated passes, not the state at the "
-      "points), modal-linear-unmixed (a velocity "
+      "points), qpencil-staged-tables (the nodal state: the per-point tables, each element's "
+      "staged in team scratch before the passes), "
+      "modal-linear-unmixed (a velocity "
       "affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "
       "modal-linear-scratch / modal-linear-registers (a velocity affine in space on GPUs: the "
@@ -203,6 +210,10 @@ int stage(Options& o) {
       "steps per timed repetition, with no fence between them: 1 times each step alone; more "
       "time them as a whole run does, each step's launches queued behind the one before "
       "(the rate is of the repetition's median time over batch steps)");
+  const bool check = o.flag(
+      "check", "each setting from the initial state: the relative difference of the state after "
+               "its warm-up and timed steps from the first setting's of the same case "
+               "(rel_diff_first; the same discretisation, so round-off)");
   if (batch < 1)
     throw InputError("dgbench stage: --batch " + std::to_string(batch) + ": valid are 1, 2, ...");
   if (o.finish()) return 0;
@@ -275,6 +286,7 @@ int stage(Options& o) {
           s.initialize();
           const double dt = s.time_step();
           const double gdofs = double(s.global_elements()) * s.block().nmodes;
+          std::vector<double> first; // --check: the first setting's state after its steps
           for (const std::string& var : variants)
             for (int ts : team_sizes)
               for (int qe : qpencil_elems)
@@ -311,6 +323,7 @@ int stage(Options& o) {
                          (ph != "advection-rotation" && ph != "advection-linear")))
                       continue;
                     s.modal_state(); // as the variant before left it
+                    if (check) s.initialize();
                     s.op().set_variant(v);
                     if (!s.op().modal_path() && pk != pencil.front()) continue;
                     // A block with a velocity affine in space on the modal path counts as such
@@ -342,6 +355,25 @@ int stage(Options& o) {
                                      ph.c_str(), p, var.c_str(), e.what());
                       s.initialize();
                       continue;
+                    }
+                    double rel_first = 0.0;
+                    if (check) {
+                      s.modal_state();
+                      auto h =
+                          Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.block().u);
+                      std::vector<double> x(h.data(), h.data() + h.size());
+                      if (first.empty())
+                        first = x;
+                      else {
+                        double d = 0.0, n2 = 0.0;
+                        for (size_t i = 0; i < x.size(); ++i) {
+                          d += (x[i] - first[i]) * (x[i] - first[i]);
+                          n2 += first[i] * first[i];
+                        }
+                        double g[2] = {d, n2};
+                        MPI_Allreduce(MPI_IN_PLACE, g, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                        rel_first = std::sqrt(g[0] / std::max(g[1], 1e-300));
+                      }
                     }
                     const bool diff = ph == "advdiff";
                     const bool affine = s.block().affine;
@@ -381,30 +413,33 @@ int stage(Options& o) {
                                           : fixed::stage_flops_per_element(p, diff, affine, v)) *
                                         s.global_elements() * 5.0 / tstep * 1e-9);
                     r.set("batch", batch);
+                    if (check) r.set("rel_diff_first", rel_first);
                     t.add(r);
                   }
         }
-  t.print({"physics",
-           "mesh",
-           "p",
-           "q",
-           "n",
-           "dof",
-           "variant",
-           "path",
-           "team_size",
-           "qpencil_elems",
-           "qpencil_bounds",
-           "modal_elems",
-           "modal_batches",
-           "pencil_bounds",
-           "step_s",
-           "dof_stages_per_s",
-           "bytes_per_dof",
-           "gb_per_s",
-           "frac_bound",
-           "gflops",
-           "batch"});
+  std::vector<std::string> columns = {"physics",
+                                      "mesh",
+                                      "p",
+                                      "q",
+                                      "n",
+                                      "dof",
+                                      "variant",
+                                      "path",
+                                      "team_size",
+                                      "qpencil_elems",
+                                      "qpencil_bounds",
+                                      "modal_elems",
+                                      "modal_batches",
+                                      "pencil_bounds",
+                                      "step_s",
+                                      "dof_stages_per_s",
+                                      "bytes_per_dof",
+                                      "gb_per_s",
+                                      "frac_bound",
+                                      "gflops",
+                                      "batch"};
+  if (check) columns.push_back("rel_diff_first");
+  t.print(columns);
   char bw[64];
   std::snprintf(bw, sizeof(bw), "%.4g", copy_bw * 1e-9);
   if (rank == 0) std::printf("measured copy bandwidth: %s GB/s per rank's device\n", bw);

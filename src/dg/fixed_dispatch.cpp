@@ -59,6 +59,21 @@ bool nodal_diffusion_tables(int order) {
 #endif
 }
 
+// H200 (dgbench stage --mesh curved --physics advdiff,advection --q-offset 1 --variants
+// fused,qpencil-staged-tables, docs/performance.md#staged-tables): advection 1.12, 1.15 and
+// 1.15x at p = 4, 5, 6 with the tables staged, 0.97x at p = 3 and 0.85x at p = 7, where the
+// staged tables leave fewer teams per SM; with diffusion 0.75 to 0.88x at p = 3..5 (they do not
+// fit into shared memory from p = 6). CPUs read the tables where the passes use them.
+bool nodal_stage_tables(int order, bool diffusion) {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  return !diffusion && order >= 4 && order <= 6;
+#else
+  (void)order;
+  (void)diffusion;
+  return false;
+#endif
+}
+
 namespace {
 struct Entry {
   void (*stage)(const StageArgs&);

@@ -530,6 +530,8 @@ void DGOperator::qpencil_args(fixed::StageArgs& a) {
     a.qvol = qvol_;
     a.qface = qface_;
     if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;
+    if (a.variant.qpencil_stage_tables < 0)
+      a.variant.qpencil_stage_tables = fixed::nodal_stage_tables(b.order, pde_.diffusion.nu > 0.0);
   } else if (qvol_.extent(0) > 0) { // a variant moved the block off the tables: free them
     qvol_ = View3();
     qface_ = View4();

@@ -41,6 +41,9 @@ bool nodal_diffusion_map(int order);
 /// state at this order (where the map is the default but does not apply: curved elements,
 /// velocity and diffusivity fields); DGOperator::nodal_capable (fixed_dispatch.cpp).
 bool nodal_diffusion_tables(int order);
+/// The nodal kernels with the per-point tables of this order staged in team scratch before the
+/// passes by default (KernelVariant::qpencil_stage_tables; fixed_dispatch.cpp).
+bool nodal_stage_tables(int order, bool diffusion);
 
 /// The quadrature pencil path's face passes take only the sides each face's upwind flux uses
 /// (StageArgs::qsides, KernelVariant::qpencil_upwind_sides) on CPUs, where they save the work

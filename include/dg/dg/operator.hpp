@@ -162,6 +162,13 @@ struct KernelVariant {
   /// default (fixed::nodal_diffusion_map). GPU builds compile the map with diffusion into the
   /// nodal kernel alone (Stage's MAP = 3).
   int qpencil_diffusion_map = -1;
+  /// The per-point tables on the nodal state (advection and advection-diffusion): each
+  /// element's tables staged into team scratch before the passes (as asynchronous copies on
+  /// GPUs, in flight with the state's; QuadraturePencilPath::Stage's MAP = 4) instead of read
+  /// where the passes use them; where they fit into shared memory beside the rest. 1: staged,
+  /// 0: not; -1: fixed::nodal_stage_tables, by order and physics (dgbench --variants
+  /// qpencil-staged-tables).
+  int qpencil_stage_tables = -1;
   /// ... on trilinear elements with a constant velocity: adj(J) a and |J| along each pencil and
   /// (a . n) dS along each face row from the trilinear map (PencilGeometry::trilinear_pencil:
   /// polynomials of degree 2 and 1 in the pencil's coordinate, about 150 flops per pencil; no

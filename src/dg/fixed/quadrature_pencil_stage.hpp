@@ -125,9 +125,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// points (18 PP Q, then in place the face fluxes); A the faces' a-derivative terms and the
   /// own a-derivatives (12 Q^2, where the point loops are rolled); BQ the state; H its
   /// y- and z-derivatives, then in place F_1 and F_2.
-  template <bool DIFF, bool COLL = false, bool NOD = false>
+  /// STG (the nodal kernels with their tables staged, Stage's MAP = 4): after them OQ, the
+  /// element's qvol (4 Q^3, with diffusion 10 Q^3) and qface (6 Q^2, with diffusion 36 Q^2) in
+  /// the order the passes' threads read them (stage_tables).
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   struct Layout {
     static_assert(!NOD || COLL, "the nodal state: the collocated passes");
+    static_assert(!STG || NOD, "staged tables: the nodal kernels");
     static constexpr bool FOLD = COLL && !DIFF;
     static constexpr int FPP = FOLD ? PP : P, FS = FPP * P;
     static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
@@ -139,7 +143,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                  : max(12 * PP * Q, 6 * P2))),
                          OB = OA + (NOD ? (DIFF ? (P >= 5 ? 12 * Q2 : 0) : 8)
                                         : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)),
-                         OU = OB, OH = OB + max(PP * Q2, P3), ED = OH + max(2 * PP * Q2, P3);
+                         OU = OB, OH = OB + max(PP * Q2, P3), OQ = OH + max(2 * PP * Q2, P3),
+                         ED = OQ + (STG ? (DIFF ? 10 * Q3 + 36 * Q2 : 4 * Q3 + 6 * Q2) : 0);
   };
 
   /// The 1-D tables in team scratch (load_scratch_tables): on GPUs (constant_tables) E, dE,
@@ -151,19 +156,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     return T::template load_tables<!constant_tables>(team, s, t, pts);
   }
 
-  template <bool DIFF, bool COLL = false, bool NOD = false>
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
-    return STAB + ne * Layout<DIFF, COLL, NOD>::ED;
+    return STAB + ne * Layout<DIFF, COLL, NOD, STG>::ED;
   }
-  template <bool DIFF, bool COLL = false, bool NOD = false>
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   static constexpr size_t scratch_bytes(int ne) {
-    return sizeof(double) * scratch_doubles<DIFF, COLL, NOD>(ne) + 256;
+    return sizeof(double) * scratch_doubles<DIFF, COLL, NOD, STG>(ne) + 256;
   }
   /// Team scratch at level 0 (shared memory) whenever one element fits (level0_max_bytes: p <= 7
   /// at both q, with diffusion as well). Known at compile time, so that the kernel addresses it as
   /// shared memory (shared_space: LDS/STS) and not through generic pointers.
-  template <bool DIFF, bool COLL = false, bool NOD = false>
-  static constexpr bool level0 = scratch_bytes<DIFF, COLL, NOD>(1) <= level0_max_bytes;
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
+  static constexpr bool level0 = scratch_bytes<DIFF, COLL, NOD, STG>(1) <= level0_max_bytes;
 
   /// The modal face coefficients of faces 2d, 2d + 1 of pencil (a, b) along direction d of U.
   template <int D>
@@ -461,17 +466,23 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   template <bool DIFF, bool COLL = false, int MAP = 0, bool NOD = false>
   struct Stage {
     static_assert(!COLL || Q == P, "the collocated passes need Q = P");
-    static_assert(!MAP || !DIFF || (MAP == 3 && NOD), "the map along each pencil is for advection");
+    static_assert(!MAP || !DIFF || ((MAP == 3 || MAP == 4) && NOD),
+                  "the map along each pencil is for advection");
+    static_assert(MAP != 4 || NOD, "staged tables: the nodal kernels");
+    /// MAP = 4: the stored geometry's tables of each element staged in team scratch at the
+    /// start (stage_tables; the nodal kernels), NVC components of qvol and NFC of qface.
+    static constexpr bool STG = MAP == 4;
+    static constexpr int NVC = DIFF ? 10 : 4, NFC = DIFF ? 6 : 1;
     /// The trilinear map with diffusion at each point (diffusion_map; on GPUs the nodal
     /// kernel's MAP = 3 alone).
     static constexpr bool DMAP = diffusion_map || MAP == 3;
-    using L = Layout<DIFF, COLL, NOD>;
+    using L = Layout<DIFF, COLL, NOD, STG>;
     /// Team scratch in shared memory (level0).
-    static constexpr bool L0 = level0<DIFF, COLL, NOD>;
+    static constexpr bool L0 = level0<DIFF, COLL, NOD, STG>;
     /// The tables in the threads' order (qtables_thread_order).
     static constexpr bool TO = qtables_thread_order(P, Q, DIFF);
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
-                         OU = L::OU, OH = L::OH, ED = L::ED, FS = L::FS, FPP = L::FPP;
+                         OU = L::OU, OH = L::OH, OQ = L::OQ, ED = L::ED, FS = L::FS, FPP = L::FPP;
     /// Where pass 3 leaves the face fluxes (OR) and pass 4 the face inner products (OT): with
     /// diffusion the fluxes in place of the face values along b (each face row's task reads its
     /// row before it writes it) and the inner products in F, free after pass 2 (Layout).
@@ -509,15 +520,29 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     bool collocated = false;
     /// The geometry, the rotation and affine as the kernel takes them: with MAP (non-affine
     /// elements, the map along each pencil; 1: a constant velocity, 2: the rotation, nodal
-    /// state only; 3: diffusion on the nodal state, the map at each point) known at compile
-    /// time, so that the other geometries' code leaves the kernel.
+    /// state only; 3: diffusion on the nodal state, the map at each point; 4: diffusion on the
+    /// nodal state, the stored geometry staged) known at compile time, so that the other
+    /// geometries' code leaves the kernel.
     KOKKOS_FORCEINLINE_FUNCTION PencilGeometry geo() const {
       if constexpr (MAP == 3) return PencilGeometry::trilinear;
+      if constexpr (MAP == 4) return PencilGeometry::stored;
       if constexpr (MAP > 0) return PencilGeometry::trilinear_pencil;
       return geometry;
     }
-    KOKKOS_FORCEINLINE_FUNCTION bool rot() const { return MAP == 2 || (MAP == 0 && rotation); }
-    KOKKOS_FORCEINLINE_FUNCTION bool aff() const { return MAP == 0 && affine; }
+    KOKKOS_FORCEINLINE_FUNCTION bool rot() const {
+      return MAP == 2 || ((MAP == 0 || STG) && rotation);
+    }
+    KOKKOS_FORCEINLINE_FUNCTION bool aff() const { return (MAP == 0 || STG) && affine; }
+    /// MAP = 4: where the staged tables hold component m at volume point (a, b, c) (1/|J|, m = 3,
+    /// in point order for the z-pencils that read it, the others in the x-pass threads' order)
+    /// and component k at point (al, be) of face f (the face passes' threads (f, be) side by
+    /// side), relative to the element's scratch.
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int staged_volume(int m, int a, int b, int c) {
+      return OQ + m * Q3 + (m == 3 ? a + Q * (b + Q * c) : b + Q * (c + Q * a));
+    }
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int staged_face(int f, int k, int al, int be) {
+      return OQ + NVC * Q3 + (k * Q + al) * 6 * Q + f * Q + be;
+    }
     int ne = 1, first = -1, level = 0;
     ConstTables ct{};
 
@@ -593,6 +618,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           C1[a] = w * triple(Jt, Jr, vel);
           C2[a] = w * triple(Jr, Js, vel);
         }
+      } else if constexpr (STG) {
+        DG_UNROLL
+        for (int a = 0; a < Q; ++a) {
+          const double w = tb.w[a] * wbc;
+          C0[a] = w * G[staged_volume(0, a, b, c) - OG];
+          C1[a] = w * G[staged_volume(1, a, b, c) - OG];
+          C2[a] = w * G[staged_volume(2, a, b, c) - OG];
+        }
       } else {
         DG_UNROLL
         for (int a = 0; a < Q; ++a) {
@@ -612,6 +645,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
         return 1.0 / triple(Js, Jt, Jr);
       }
+      if constexpr (STG) return G[staged_volume(3, a, b, c) - OG];
       return qvol_at(qvol, e, 3, a, b, c, Q, TO);
     }
     /// 1/|J| at the Q volume points of the pencil along reference direction D whose other two
@@ -724,11 +758,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       hex::face_point(f, 1.0, tb.x[be], r1);
       map_line(G, r0, r1, L);
     }
-    /// ... along the x-pencil (b, c).
+    /// ... along the x-pencil (b, c): pencil_columns' J_r (constant in r), As + r Bs, At + r Bt.
     KOKKOS_FORCEINLINE_FUNCTION static void pencil_line(const double* G, const Tables& tb, int b,
                                                         int c, MapLine& L) {
-      const double r0[3] = {0.0, tb.x[b], tb.x[c]}, r1[3] = {1.0, tb.x[b], tb.x[c]};
-      map_line(G, r0, r1, L);
+      pencil_columns(G, tb.x[b], tb.x[c], L.c, L.c + 3, L.m + 3, L.c + 6, L.m + 6);
+      DG_UNROLL
+      for (int i = 0; i < 3; ++i)
+        L.m[i] = 0.0;
     }
     /// diffusion_face at point al of the row L was taken along (face_line): from L where the
     /// passes take the map along lines (map_lines), else as diffusion_face.
@@ -761,6 +797,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         mapped_face(f, Jr, Js, Jt, g);
         return g;
       }
+      if constexpr (STG) {
+        DG_UNROLL
+        for (int k = 0; k < 6; ++k)
+          g[k] = G[staged_face(f, k, al, be) - OG];
+        return g;
+      }
       if constexpr (TO) {
         DG_UNROLL
         for (int k = 0; k < 6; ++k)
@@ -774,6 +816,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
       if (geo() == PencilGeometry::record) return G[4 + f];
+      if constexpr (STG) return G[staged_face(f, 0, al, be) - OG];
       if (geo() == PencilGeometry::stored) return qface_at(qface, e, f, 0, al, be, Q, TO);
       return mapped_normal_velocity(G, f, tb.x[al], tb.x[be]);
     }
@@ -963,7 +1006,41 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// The traces with diffusion take J^-1 n at the face points: from the map's coefficients
     /// with the trilinear geometry.
     KOKKOS_FORCEINLINE_FUNCTION bool traces_need_geometry() const {
-      return DIFF && DMAP && geo() == PencilGeometry::trilinear;
+      return DIFF && ((DMAP && geo() == PencilGeometry::trilinear) || STG);
+    }
+
+    /// STG: the stored geometry of the batch's nl elements from e0 into their scratch at OQ
+    /// (staged_volume, staged_face), one thread per entry in the tables' own order, so that a
+    /// warp reads them side by side; on GPUs with async_loads as asynchronous copies, in flight
+    /// with the state's.
+    KOKKOS_INLINE_FUNCTION void stage_tables(const TeamMember& team, double* base, int e0,
+                                             int nl) const {
+      constexpr int NV = NVC * Q3, NT = NV + 6 * NFC * Q2;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * NT), [&](int idx) {
+        const int k = idx / NT, r = idx % NT, e = elem(e0 + k);
+        int dst;
+        const double* src;
+        if (r < NV) { // component m, point j of qvol's order (qvol_at)
+          const int m = r / Q3, j = r % Q3;
+          const bool to = TO && m != 3;
+          const int a = to ? j / Q2 : j % Q, b = to ? j % Q : (j / Q) % Q,
+                    c = to ? (j / Q) % Q : j / Q2;
+          dst = staged_volume(m, a, b, c);
+          src = &qvol_at(qvol, e, m, a, b, c, Q, TO);
+        } else { // entry j of qface's order (qface_at)
+          const int j = r - NV;
+          const int f = TO ? (j % (6 * Q)) / Q : j / (NFC * Q2), kk = TO ? j / (6 * Q2) : j % NFC,
+                    al = TO ? (j / (6 * Q)) % Q : ((j / NFC) % Q2) % Q,
+                    be = TO ? j % Q : ((j / NFC) % Q2) / Q;
+          dst = staged_face(f, kk, al, be);
+          src = &qface_at(qface, e, f, kk, al, be, Q, TO);
+        }
+        double* T = base + k * ED + dst;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+        if (async_loads) return copy_async<L0>(T, src);
+#endif
+        *T = *src;
+      });
     }
 
     /// The geometry of the batch's nl elements from e0 into G: the trilinear map's coefficients,
@@ -1031,6 +1108,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
       if (traces_only && !traces_need_geometry()) return;
       load_geometry(team, base, e0, nl);
+      if constexpr (STG) stage_tables(team, base, e0, nl);
       if constexpr (DIFF) return; // nodal neighbour traces, read where they are used
       // CPUs: one face at a time (its type, neighbour and orientation read once), as
       // issue_loads.
@@ -1067,6 +1145,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
       if (traces_only && !traces_need_geometry()) return;
       load_geometry(team, base, e0, nl);
+      if constexpr (STG) stage_tables(team, base, e0, nl);
       if constexpr (DIFF) return;
       if (async_loads) return issue_face_coefficients(team, base, bi);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
@@ -1287,19 +1366,22 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// w (C u - G grad_r u) along each reference direction (w = w_a wbc), with C, G from qvol
     /// (stored geometry) or the trilinear map (C = adj(J) a, G = nu adj(J) adj(J)^T / |J|).
     /// The map's columns along the pencil (pencil_line, map_lines) are in L.
-    KOKKOS_FORCEINLINE_FUNCTION void volume_fluxes(int e, const MapLine& L, const Tables& tb, int a,
-                                                   int b, int c, double wbc, const double v[P],
+    KOKKOS_FORCEINLINE_FUNCTION void volume_fluxes(int e, const double* G, const MapLine& L,
+                                                   const Tables& tb, int a, int b, int c,
+                                                   double wbc, const double v[P],
                                                    const double w1[P], const double w2[P],
                                                    double& f0, double& f1, double& f2) const {
       double s, sr, ss, st;
       point_values(tb, a, v, w1, w2, s, sr, ss, st);
-      point_volume_fluxes(e, L, tb, a, b, c, wbc, s, sr, ss, st, f0, f1, f2);
+      point_volume_fluxes(e, G, L, tb, a, b, c, wbc, s, sr, ss, st, f0, f1, f2);
     }
-    /// ... from u (s) and grad_r u (sr, ss, st) at the point.
-    KOKKOS_FORCEINLINE_FUNCTION void point_volume_fluxes(int e, const MapLine& L, const Tables& tb,
-                                                         int a, int b, int c, double wbc, double s,
-                                                         double sr, double ss, double st,
-                                                         double& f0, double& f1, double& f2) const {
+    /// ... from u (s) and grad_r u (sr, ss, st) at the point (G: the element's geometry in
+    /// scratch, where STG the staged tables follow).
+    KOKKOS_FORCEINLINE_FUNCTION void point_volume_fluxes(int e, const double* G, const MapLine& L,
+                                                         const Tables& tb, int a, int b, int c,
+                                                         double wbc, double s, double sr, double ss,
+                                                         double st, double& f0, double& f1,
+                                                         double& f2) const {
       double g[10];
       if (map_lines()) {
         double A[9], J[9];
@@ -1311,6 +1393,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         for (int d = 0; d < 3; ++d)
           for (int d2 = d; d2 < 3; ++d2)
             g[m++] = sd * adjugate_gram(A, d, d2);
+      } else if constexpr (STG) {
+        DG_UNROLL
+        for (int m = 0; m < 10; ++m)
+          g[m] = G[staged_volume(m, a, b, c) - OG];
       } else {
         DG_UNROLL
         for (int m = 0; m < 10; ++m)
@@ -1600,7 +1686,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
       double* scratch = static_cast<double*>(team.team_scratch(level).get_shmem(
-          sizeof(double) * scratch_doubles<DIFF, COLL, NOD>(ne)));
+          sizeof(double) * scratch_doubles<DIFF, COLL, NOD, STG>(ne)));
       if constexpr (L0) scratch = shared_space(scratch);
       // ts: the tables in team scratch; tb: B, D, E from the constant bank where that applies.
       const Tables ts = load_scratch_tables(team, scratch, tables, points);
@@ -1685,7 +1771,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           if (map_lines()) pencil_line(S + OG, tb, b, c, L);
           for_points([&](int a) {
             double f0, f1, f2;
-            volume_fluxes(e, L, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
+            volume_fluxes(e, S + OG, L, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
               h0[i] += tb.D[a * P + i] * f0;
@@ -1799,7 +1885,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           if (map_lines()) pencil_line(S + OG, tb, b, c, L);
           for_points([&](int a) {
             double f0, f1, f2;
-            volume_fluxes(e, L, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
+            volume_fluxes(e, S + OG, L, tb, a, b, c, wbc, v, vs, vt, f0, f1, f2);
             N[a] = f0;
             H[a] = f1;
             H[PP * Q2 + a] = f2;
@@ -2042,8 +2128,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int a = 0; a < Q; ++a) {
           double f1, f2;
-          point_volume_fluxes(e, L, tb, a, b, c, wbc, v[a], dr[a], H[a], H[PP * Q2 + a], x[a], f1,
-                              f2);
+          point_volume_fluxes(e, S + OG, L, tb, a, b, c, wbc, v[a], dr[a], H[a], H[PP * Q2 + a],
+                              x[a], f1, f2);
           H[a] = f1;
           H[PP * Q2 + a] = f2;
         }
@@ -2225,8 +2311,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                              ? pencil
                              : (two ? 2 : 1);
     int ne = v.qpencil_elems > 0 ? v.qpencil_elems : by_order;
-    while (level0<DIFF, COLL, NOD> && ne > 1 &&
-           scratch_bytes<DIFF, COLL, NOD>(ne) > level0_max_bytes)
+    while (level0<DIFF, COLL, NOD, MAP == 4> && ne > 1 &&
+           scratch_bytes<DIFF, COLL, NOD, MAP == 4>(ne) > level0_max_bytes)
       --ne;
     return ne;
 #else
@@ -2279,6 +2365,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                   a.pde.advection.kind == physics::Advection::rotation;
         if (nodal && map) return launch_stage<DIFF, COLL, 1, true>(a, traces_only, out);
         if (nodal && rotation_map) return launch_stage<DIFF, COLL, 2, true>(a, traces_only, out);
+        // The tables staged in team scratch (MAP = 4) where they fit into shared memory.
+        if constexpr (level0<DIFF, COLL, true, true>)
+          if (nodal && a.variant.qpencil_stage_tables > 0 && a.qgeometry == PencilGeometry::stored)
+            return launch_stage<DIFF, COLL, 4, true>(a, traces_only, out);
         if (nodal) return launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
       }
       if (map) return launch_stage<DIFF, COLL, 1>(a, traces_only, out);
@@ -2287,6 +2377,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       if constexpr (!diffusion_map)
         if (nodal && a.qgeometry == PencilGeometry::trilinear)
           return launch_stage<DIFF, COLL, 3, true>(a, traces_only, out);
+      // The tables staged in team scratch (MAP = 4) where they fit into shared memory.
+      if constexpr (level0<DIFF, COLL, true, true>)
+        if (nodal && a.variant.qpencil_stage_tables > 0 && a.qgeometry == PencilGeometry::stored)
+          return launch_stage<DIFF, COLL, 4, true>(a, traces_only, out);
       if (nodal) return launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
     }
     launch_stage<DIFF, COLL, 0>(a, traces_only, out);
@@ -2408,7 +2502,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const KernelVariant& v = a.variant;
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
-    const size_t bytes = scratch_bytes<DIFF, COLL, NOD>(ne);
+    const size_t bytes = scratch_bytes<DIFF, COLL, NOD, MAP == 4>(ne);
     int threads = v.team_size;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
@@ -2416,7 +2510,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const Pol pol = policy<Q, Stage<DIFF, COLL, MAP, NOD>, Pol>(a.space, (n + ne - 1) / ne, bytes,
                                                                 k, threads, level0_max_bytes);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    DG_VERIFY(!(level0<DIFF, COLL, NOD>) || k.level == 0,
+    DG_VERIFY(!(level0<DIFF, COLL, NOD, MAP == 4>) || k.level == 0,
               "quadrature pencil kernel (p = " << P - 1 << "): " << bytes
                                                << " bytes of team scratch are not level 0");
 #endif
