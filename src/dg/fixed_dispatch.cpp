@@ -62,8 +62,9 @@ bool nodal_diffusion_tables(int order) {
 // H200 (dgbench stage --mesh curved --physics advdiff,advection --q-offset 1 --variants
 // fused,qpencil-staged-tables, docs/performance.md#staged-tables): advection 1.12, 1.15 and
 // 1.15x at p = 4, 5, 6 with the tables staged, 0.97x at p = 3 and 0.85x at p = 7, where the
-// staged tables leave fewer teams per SM; with diffusion 0.75 to 0.88x at p = 3..5 (they do not
-// fit into shared memory from p = 6). CPUs read the tables where the passes use them.
+// staged tables leave fewer teams per SM; with diffusion 0.88 and 0.75x at p = 3, 4 and 0.82x of
+// the modal state at p = 5 (from p = 6 they do not fit into shared memory). CPUs read the tables
+// where the passes use them.
 bool nodal_stage_tables(int order, bool diffusion) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
   return !diffusion && order >= 4 && order <= 6;

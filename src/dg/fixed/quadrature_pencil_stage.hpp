@@ -48,7 +48,9 @@
 //              diffusion k < 10 adds G (6: G00, G01, G02, G11, G12, G22) and
 //              the 6 components of qface a . n, dS, J^-1 n, nu; with diffusion, a constant
 //              velocity and diffusivity the trilinear geometry takes these from the map at each
-//              point instead (diffusion_face; KernelVariant::qpencil_recompute);
+//              point instead (diffusion_face; KernelVariant::qpencil_recompute); the nodal
+//              kernels can stage each element's tables in team scratch first (MAP = 4,
+//              stage_tables; KernelVariant::qpencil_stage_tables);
 //   trilinear_pencil  the map's coefficients as trilinear, no tables (a constant velocity on
 //              non-affine elements: a kernel of its own, Stage's MAP). The Jacobian's column
 //              along a reference direction does not depend on that coordinate and the other two
