@@ -522,8 +522,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     bool collocated = false;
     /// The geometry, the rotation and affine as the kernel takes them: with MAP (non-affine
     /// elements, the map along each pencil; 1: a constant velocity, 2: the rotation, nodal
-    /// state only; 3: diffusion on the nodal state, the map at each point; 4: diffusion on the
-    /// nodal state, the stored geometry staged) known at compile time, so that the other
+    /// state only; 3: diffusion on the nodal state, the map at each point; 4: the nodal state
+    /// with the stored geometry staged in team scratch) known at compile time, so that the other
     /// geometries' code leaves the kernel.
     KOKKOS_FORCEINLINE_FUNCTION PencilGeometry geo() const {
       if constexpr (MAP == 3) return PencilGeometry::trilinear;
@@ -1006,7 +1006,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
 
     /// The traces with diffusion take J^-1 n at the face points: from the map's coefficients
-    /// with the trilinear geometry.
+    /// with the trilinear geometry, from the staged tables with STG.
     KOKKOS_FORCEINLINE_FUNCTION bool traces_need_geometry() const {
       return DIFF && ((DMAP && geo() == PencilGeometry::trilinear) || STG);
     }
