@@ -2371,11 +2371,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                   a.pde.advection.kind == physics::Advection::rotation;
         if (nodal && map) return launch_stage<DIFF, COLL, 1, true>(a, traces_only, out);
         if (nodal && rotation_map) return launch_stage<DIFF, COLL, 2, true>(a, traces_only, out);
-        // The tables staged in team scratch (MAP = 4) where they fit into shared memory.
-        if constexpr (level0<DIFF, COLL, true, true>)
-          if (nodal && a.variant.qpencil_stage_tables > 0 && a.qgeometry == PencilGeometry::stored)
-            return launch_stage<DIFF, COLL, 4, true>(a, traces_only, out);
-        if (nodal) return launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
+        if (nodal) return launch_nodal<DIFF, COLL>(a, traces_only, out);
       }
       if (map) return launch_stage<DIFF, COLL, 1>(a, traces_only, out);
     } else if constexpr (COLL) {
@@ -2383,13 +2379,20 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       if constexpr (!diffusion_map)
         if (nodal && a.qgeometry == PencilGeometry::trilinear)
           return launch_stage<DIFF, COLL, 3, true>(a, traces_only, out);
-      // The tables staged in team scratch (MAP = 4) where they fit into shared memory.
-      if constexpr (level0<DIFF, COLL, true, true>)
-        if (nodal && a.variant.qpencil_stage_tables > 0 && a.qgeometry == PencilGeometry::stored)
-          return launch_stage<DIFF, COLL, 4, true>(a, traces_only, out);
-      if (nodal) return launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
+      if (nodal) return launch_nodal<DIFF, COLL>(a, traces_only, out);
     }
     launch_stage<DIFF, COLL, 0>(a, traces_only, out);
+  }
+
+  /// The nodal kernel of the geometry the block's args name (no map along pencils): with the
+  /// stored geometry its tables staged in team scratch (MAP = 4) where the variant asks for it
+  /// and they fit into shared memory, else read where the passes use them (MAP = 0).
+  template <bool DIFF, bool COLL>
+  static void launch_nodal(const StageArgs& a, bool traces_only, const View4& out) {
+    if constexpr (level0<DIFF, COLL, true, true>)
+      if (a.variant.qpencil_stage_tables > 0 && a.qgeometry == PencilGeometry::stored)
+        return launch_stage<DIFF, COLL, 4, true>(a, traces_only, out);
+    launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
   }
 
   template <bool DIFF, bool COLL, int MAP, bool NOD = false>
