@@ -316,9 +316,8 @@ TEST_CASE("an LSRK step equals its stages one by one; its first stage reads no r
 namespace {
 /// Three LSRK steps of dt from the projected initial state with the variant v on the modal state
 /// and on the nodal state (v's qpencil_nodal off, then on): the same modes to round-off, and
-/// steps that moved the state; where given, the nodal stages' geometry.
-void check_nodal_against_modal(const io::Config& cfg, const KernelVariant& v, double dt,
-                               const fixed::PencilGeometry* nodal_geometry = nullptr) {
+/// steps that moved the state.
+void check_nodal_against_modal(const io::Config& cfg, const KernelVariant& v, double dt) {
   std::vector<double> u[2], u0;
   for (int nodal = 0; nodal < 2; ++nodal) {
     Solver s(cfg, MPI_COMM_WORLD);
@@ -327,7 +326,6 @@ void check_nodal_against_modal(const io::Config& cfg, const KernelVariant& v, do
     w.qpencil_nodal = nodal == 1;
     s.op().set_variant(w);
     CHECK(s.op().nodal_capable() == (nodal == 1));
-    if (nodal == 1 && nodal_geometry) CHECK(s.op().quadrature_pencil_geometry() == *nodal_geometry);
     u0 = host(s.block().u);
     for (int n = 0; n < 3; ++n)
       s.step(dt);
@@ -346,15 +344,12 @@ TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", 
   // meshes with every orientation code, periodic, Dirichlet, inflow and outflow faces, a
   // constant velocity, the rotation and a velocity field, trilinear and Q2 elements, the
   // per-point tables (read where the passes use them, and staged in team scratch first) and the
-  // map along each pencil (trilinear, and on Q2 elements the Q2 map).
-  KernelVariant tables, along, modal, staged, quadratic;
+  // map along each pencil.
+  KernelVariant tables, along, modal, staged;
   tables.qpencil_trilinear_pencil = tables.qpencil_trilinear_rotation = false;
-  tables.qpencil_quadratic_map = 0;
   staged = tables;
   staged.qpencil_stage_tables = 1;
   along.qpencil_trilinear_pencil = along.qpencil_trilinear_rotation = true;
-  quadratic.qpencil_quadratic_map = 1;
-  const fixed::PencilGeometry q2map = fixed::PencilGeometry::quadratic_pencil;
   const std::vector<std::string> rotation = {
       "physics.velocity_field=rotation", "physics.angular_velocity=1.3",
       "physics.rotation_center=[0.4, 0.55, 0.5]", "boundary.default=dirichlet"};
@@ -373,23 +368,18 @@ TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", 
       {{"mesh.box=-nx 3 -periodic xz -curve 2"}, "Q2 elements"},
       {{"mesh.box=-nx 2 -ny 3 -nz 2 -curve 2"}, "Q2 elements, Dirichlet and outflow faces"}};
   for (int p : {1, 2, 3, 4, 7})
-    for (const Case& c : cases) {
-      const bool q2 = std::string(c.what).rfind("Q2", 0) == 0;
-      for (const KernelVariant* v : {&tables, &along, &staged, &quadratic}) {
-        if (v == &quadratic && !q2) continue; // the Q2 map: Q2 elements only
+    for (const Case& c : cases)
+      for (const KernelVariant* v : {&tables, &along, &staged}) {
         std::vector<std::string> sets = c.sets;
         sets.insert(sets.end(),
                     {"physics.diffusivity=0", "discretization.order=" + std::to_string(p),
                      "discretization.quadrature_points=" + std::to_string(p + 1)});
         const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
         INFO(c.what << ", p = " << p
-                    << (v == &along       ? ", the map along each pencil"
-                        : v == &staged    ? ", the tables staged"
-                        : v == &quadratic ? ", the Q2 map along each pencil"
-                                          : ""));
-        check_nodal_against_modal(cfg, *v, 2e-3, v == &quadratic ? &q2map : nullptr);
+                    << (v == &along ? ", the map along each pencil"
+                                    : (v == &staged ? ", the tables staged" : "")));
+        check_nodal_against_modal(cfg, *v, 2e-3);
       }
-    }
 }
 
 TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state to round-off",

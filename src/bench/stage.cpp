@@ -79,7 +79,6 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
   else if (var == "qpencil-tables") {
     v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
     v.qpencil_diffusion_map = 0;
-    v.qpencil_quadratic_map = 0;
   } else if (var == "qpencil-trilinear-pencil")
     v.qpencil_trilinear_pencil = true;
   else if (var == "qpencil-trilinear-rotation")
@@ -101,11 +100,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
   else if (var == "qpencil-staged-tables") {
     v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
     v.qpencil_diffusion_map = 0;
-    v.qpencil_quadratic_map = 0;
     v.qpencil_stage_tables = 1;
-  } else if (var == "qpencil-quadratic-map")
-    v.qpencil_quadratic_map = 1;
-  else if (var == "modal-entry")
+  } else if (var == "modal-entry")
     v.modal_pencil = false;
   else if (var == "modal-linear-unmixed")
     v.modal_linear_mixed = false;
@@ -127,8 +123,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
         "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
         "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
         "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, "
-        "qpencil-sync-loads, qpencil-modal-state, qpencil-staged-tables, qpencil-quadratic-map, "
-        "modal, "
+        "qpencil-sync-loads, qpencil-modal-state, qpencil-staged-tables, modal, "
         "modal-entry, modal-linear-unmixed, "
         "modal-linear-scratch, modal-linear-registers, boundary-per-stage, modal-affine-general");
 }
@@ -162,7 +157,7 @@ int stage(Options& o) {
       "qpencil-tables / qpencil-trilinear-pencil (warped meshes: per-point tables / adj(J) a "
       "and |J| along each pencil and (a . n) dS along each face row from the map, instead of "
       "the backend's default: the map on GPUs, the tables on CPUs; qpencil-tables also for the "
-      "rotation and curved Q2 elements), qpencil-trilinear-rotation (warped meshes, the "
+      "rotation), qpencil-trilinear-rotation (warped meshes, the "
       "rotation: the map along each "
       "pencil instead of the tables), "
       "qpencil-modal-rhs (q = p + 1, non-affine: the modal right-hand side before the "
@@ -176,10 +171,7 @@ int stage(Options& o) {
       "loads one after another, not as asynchronous copies), qpencil-modal-state (q = p + 1, "
       "non-affine: the modal state through the collocated passes, not the state at the "
       "points), qpencil-staged-tables (the nodal state: the per-point tables, each element's "
-      "staged in team scratch before the passes), qpencil-quadratic-map (the nodal state on "
-      "curved Q2 elements with a constant velocity: adj(J) a and |J| along each pencil and "
-      "(a . n) dS along each face row from the map's 27 nodes instead of the tables; the "
-      "default on GPUs), "
+      "staged in team scratch before the passes), "
       "modal-linear-unmixed (a velocity "
       "affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "

@@ -76,17 +76,6 @@ bool nodal_stage_tables(int order, bool diffusion) {
 #endif
 }
 
-// Curved Q2 elements with a constant velocity on the nodal state: the map along each pencil
-// (81 doubles of nodes per element) instead of the tables (4 Q^3 + 6 Q^2 doubles).
-bool nodal_quadratic_map(int order) {
-  (void)order;
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-  return true;
-#else
-  return false;
-#endif
-}
-
 namespace {
 struct Entry {
   void (*stage)(const StageArgs&);
@@ -602,8 +591,6 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
     b += 3.0 * traces + (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
   else if (g == PencilGeometry::trilinear || g == PencilGeometry::trilinear_pencil)
     b += 3.0 * traces + 24.0 * d / P3;
-  else if (g == PencilGeometry::quadratic_pencil) // the Q2 map's 27 nodes
-    b += 3.0 * traces + 81.0 * d / P3;
   else // per-point tables: 4 doubles per volume point, 1 per face point
     b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (4.0 * Q3 + 6.0 * Q2) * d / P3;
   return b;
@@ -636,12 +623,6 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
                            : 0.0;
   if (g == PencilGeometry::trilinear_pencil && rotation)
     pencil_flux += Q2 * (120.0 + 3.0 * Q) + 6.0 * Q * (80.0 + 2.0 * Q);
-  // quadratic_pencil: per line the Q2 map's position and two derivatives along it from the 27
-  // nodes (243 multiply-adds), then per point the 1-D Lagrange values (10), the columns (27
-  // multiply-adds) and C (45) or |J| and its inverse (16), or (a . n) dS (15); lines: each
-  // x-pencil (C), each pencil that takes 1/|J|, each face row.
-  if (g == PencilGeometry::quadratic_pencil)
-    pencil_flux = Q2 * (486.0 + 109.0 * Q) + Q2 * (486.0 + 80.0 * Q) + 6.0 * Q * (486.0 + 79.0 * Q);
   const double face_points = face_pencils * (P2 * Q + P * Q + P * Q2 + Q2);
   // Diffusion on the trilinear map: the columns along each x-pencil and face row from two
   // points (about 100 per line), then at each volume point the columns, adj(J), |J|, C and G

@@ -463,9 +463,7 @@ fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
   // fields, curved elements and everything else: per-point tables.
   const ElementBlock& b = *block_;
   const auto kind = pde_.advection.kind;
-  if (b.curved)
-    return quadratic_map_applies() ? fixed::PencilGeometry::quadratic_pencil
-                                   : fixed::PencilGeometry::stored;
+  if (b.curved) return fixed::PencilGeometry::stored;
   if (pde_.diffusion.nu > 0.0) {
     // The map with diffusion: every kernel on CPUs, the nodal one on GPUs.
     const bool nodal = nodal_capable();
@@ -483,16 +481,6 @@ fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
   if (variant_.qpencil_recompute) return fixed::PencilGeometry::trilinear;
   return variant_.qpencil_trilinear_pencil ? fixed::PencilGeometry::trilinear_pencil
                                            : fixed::PencilGeometry::stored;
-}
-
-bool DGOperator::quadratic_map_applies() const {
-  // Advection with a constant velocity on curved Q2 elements, taken by the nodal kernel alone.
-  const ElementBlock& b = *block_;
-  const int m = variant_.qpencil_quadratic_map;
-  const bool wanted = m > 0 || (m < 0 && fixed::nodal_quadratic_map(b.order));
-  return wanted && b.curved && b.gorder == 2 && b.nodes.extent(0) == static_cast<size_t>(b.nelem) &&
-         pde_.diffusion.nu == 0.0 && pde_.advection.kind == physics::Advection::constant &&
-         nodal_capable();
 }
 
 bool DGOperator::modal_path() const {
@@ -532,35 +520,11 @@ fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffu
 }
 } // namespace
 
-namespace {
-/// The Q2 maps' nodes of a curved block contiguous per element (fixed::StageArgs::qmap): node n,
-/// coordinate i of element e at 81 e + 3 n + i.
-View1 quadratic_map_nodes(const ElementBlock& b) {
-  const size_t n = 81 * static_cast<size_t>(b.nelem);
-  const View1 q("dg::operator::qmap", n);
-  const View3 nodes = b.nodes;
-  Kokkos::parallel_for(
-      "dg::operator::qmap", Kokkos::RangePolicy<ExecSpace>(0, static_cast<long>(n)),
-      KOKKOS_LAMBDA(const long i) {
-        q(i) =
-            nodes(static_cast<int>(i / 81), static_cast<int>(i % 81) / 3, static_cast<int>(i % 3));
-      });
-  return q;
-}
-} // namespace
-
 void DGOperator::qpencil_args(fixed::StageArgs& a) {
   const ElementBlock& b = *block_;
   a.qpencil = true;
   a.qgeometry = quadrature_pencil_geometry();
-  // The map along each pencil of curved elements is the nodal kernel's alone: a right-hand side
-  // of the modal state (before the stages make it nodal) reads the tables.
-  if (a.qgeometry == fixed::PencilGeometry::quadratic_pencil && !b.nodal)
-    a.qgeometry = fixed::PencilGeometry::stored;
-  if (a.qgeometry == fixed::PencilGeometry::quadratic_pencil) {
-    if (qmap_.extent(0) != 81 * static_cast<size_t>(b.nelem)) qmap_ = quadratic_map_nodes(b);
-    a.qmap = qmap_;
-  } else if (a.qgeometry == fixed::PencilGeometry::stored) {
+  if (a.qgeometry == fixed::PencilGeometry::stored) {
     if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
       fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
     a.qvol = qvol_;
@@ -568,10 +532,7 @@ void DGOperator::qpencil_args(fixed::StageArgs& a) {
     if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;
     if (a.variant.qpencil_stage_tables < 0)
       a.variant.qpencil_stage_tables = fixed::nodal_stage_tables(b.order, pde_.diffusion.nu > 0.0);
-  }
-  if (a.qgeometry != fixed::PencilGeometry::stored &&
-      a.qgeometry != fixed::PencilGeometry::quadratic_pencil &&
-      qvol_.extent(0) > 0) { // a variant moved the block off the tables: free them
+  } else if (qvol_.extent(0) > 0) { // a variant moved the block off the tables: free them
     qvol_ = View3();
     qface_ = View4();
     qsides_ = IView1();

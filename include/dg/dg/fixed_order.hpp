@@ -44,10 +44,6 @@ bool nodal_diffusion_tables(int order);
 /// The nodal kernels with the per-point tables of this order staged in team scratch before the
 /// passes by default (KernelVariant::qpencil_stage_tables; fixed_dispatch.cpp).
 bool nodal_stage_tables(int order, bool diffusion);
-/// Whether the nodal advection kernel takes curved Q2 elements with a constant velocity from
-/// their map along each pencil (PencilGeometry::quadratic_pencil) by default at this order
-/// (KernelVariant::qpencil_quadratic_map = -1).
-bool nodal_quadratic_map(int order);
 
 /// The quadrature pencil path's face passes take only the sides each face's upwind flux uses
 /// (StageArgs::qsides, KernelVariant::qpencil_upwind_sides) on CPUs, where they save the work
@@ -115,16 +111,8 @@ KOKKOS_FORCEINLINE_FUNCTION double& qface_at(const View4& qface, int e, int f, i
 /// (constant velocity), per-point tables (velocity fields, curved elements), or on trilinear
 /// elements with a constant velocity adj(J) a and |J| from the map along each pencil and
 /// (a . n) dS along each face row (trilinear_pencil: quadratic and linear polynomials of the
-/// pencil's coordinate, no tables); on curved Q2 elements with a constant velocity (the nodal
-/// advection kernel, quadratic_pencil) the map's 27 nodes, adj(J) a and |J| at each point from
-/// the map along each pencil and (a . n) dS along each face row.
-enum class PencilGeometry : int {
-  record = 0,
-  trilinear = 1,
-  stored = 2,
-  trilinear_pencil = 3,
-  quadratic_pencil = 4
-};
+/// pencil's coordinate, no tables).
+enum class PencilGeometry : int { record = 0, trilinear = 1, stored = 2, trilinear_pencil = 3 };
 
 /// Everything one stage kernel launch needs.
 struct StageArgs {
@@ -165,9 +153,6 @@ struct StageArgs {
   /// element's, some (a . n) > 0 at the face's points; 2 f + 1: the neighbour's, some (a . n) <
   /// 0), from qface.
   IView1 qsides;
-  /// The quadratic_pencil geometry: each element's 27 map nodes, 81 doubles from 81 e (node n,
-  /// coordinate i at 3 n + i; ElementBlock::nodes contiguous per element).
-  View1 qmap;
   /// The execution space instance the stage kernel runs on.
   ExecSpace space;
 };

@@ -169,12 +169,6 @@ struct KernelVariant {
   /// 0: not; -1: fixed::nodal_stage_tables, by order and physics (dgbench --variants
   /// qpencil-staged-tables).
   int qpencil_stage_tables = -1;
-  /// Curved Q2 elements with a constant velocity on the nodal state (advection): adj(J) a and
-  /// |J| at each point from the map along each pencil and (a . n) dS along each face row, the
-  /// map's 27 nodes loaded per element (PencilGeometry::quadratic_pencil, Stage's MAP = 5; 81
-  /// doubles instead of 4 Q^3 + 6 Q^2 of tables). 1: the map, 0: the tables; -1:
-  /// fixed::nodal_quadratic_map, by order (dgbench --variants qpencil-quadratic-map).
-  int qpencil_quadratic_map = -1;
   /// ... on trilinear elements with a constant velocity: adj(J) a and |J| along each pencil and
   /// (a . n) dS along each face row from the trilinear map (PencilGeometry::trilinear_pencil:
   /// polynomials of degree 2 and 1 in the pencil's coordinate, about 150 flops per pencil; no
@@ -404,15 +398,10 @@ private:
   bool data_slots_current_ = false;
   /// The index of time t in ahead_times_ (0 for constant data), or -1.
   int ahead_index(double t) const;
-  // The quadrature pencil path's per-point tables (stored geometry), built on first use, and
-  // the Q2 maps' nodes of curved elements (quadratic_pencil; fixed::StageArgs::qmap).
+  // The quadrature pencil path's per-point tables (stored geometry), built on first use.
   View3 qvol_;
   View4 qface_;
   IView1 qsides_;
-  View1 qmap_;
-  /// Whether the nodal stages take curved Q2 elements with a constant velocity from their map
-  /// along each pencil (PencilGeometry::quadratic_pencil; KernelVariant::qpencil_quadratic_map).
-  bool quadratic_map_applies() const;
   bool has_neumann_ = false;
   // A velocity affine in space on an affine block (fixed::modal_linear_records, built with the
   // operator): records, words, which elements are linear, (a . n) dS at boundary data points;

@@ -129,25 +129,24 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// y- and z-derivatives, then in place F_1 and F_2.
   /// STG (the nodal kernels with their tables staged, Stage's MAP = 4): after them OQ, the
   /// element's qvol (4 Q^3, with diffusion 10 Q^3) and qface (6 Q^2, with diffusion 36 Q^2) in
-  /// the order the passes' threads read them (stage_tables). MAP = 5 (the Q2 map along each
-  /// pencil): G holds the map's 27 nodes (81 doubles, the region 84 so that the rest keeps its
-  /// 32-byte alignment) instead of 24 coefficients.
-  template <bool DIFF, bool COLL = false, bool NOD = false, int MAP = 0>
+  /// the order the passes' threads read them (stage_tables).
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   struct Layout {
-    static constexpr bool STG = MAP == 4;
     static_assert(!NOD || COLL, "the nodal state: the collocated passes");
     static_assert(!STG || NOD, "staged tables: the nodal kernels");
     static constexpr bool FOLD = COLL && !DIFF;
     static constexpr int FPP = FOLD ? PP : P, FS = FPP * P;
-    static constexpr int
-        OG = 0,
-        OSD = OG + (MAP == 5 ? 84 : 24), OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
-        OS = OF + (FOLD || (NOD && DIFF) ? 0 : (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q))),
-        OA = OS + (FOLD ? 12 * FS : (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2))),
-        OB = OA +
-             (NOD ? (DIFF ? (P >= 5 ? 12 * Q2 : 0) : 8) : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)),
-        OU = OB, OH = OB + max(PP * Q2, P3), OQ = OH + max(2 * PP * Q2, P3),
-        ED = OQ + (STG ? (DIFF ? 10 * Q3 + 36 * Q2 : 4 * Q3 + 6 * Q2) : 0);
+    static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
+                         OS = OF + (FOLD || (NOD && DIFF)
+                                        ? 0
+                                        : (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q))),
+                         OA = OS + (FOLD ? 12 * FS
+                                         : (DIFF ? max(18 * PP * Q, 12 * P2)
+                                                 : max(12 * PP * Q, 6 * P2))),
+                         OB = OA + (NOD ? (DIFF ? (P >= 5 ? 12 * Q2 : 0) : 8)
+                                        : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)),
+                         OU = OB, OH = OB + max(PP * Q2, P3), OQ = OH + max(2 * PP * Q2, P3),
+                         ED = OQ + (STG ? (DIFF ? 10 * Q3 + 36 * Q2 : 4 * Q3 + 6 * Q2) : 0);
   };
 
   /// The 1-D tables in team scratch (load_scratch_tables): on GPUs (constant_tables) E, dE,
@@ -159,19 +158,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     return T::template load_tables<!constant_tables>(team, s, t, pts);
   }
 
-  template <bool DIFF, bool COLL = false, bool NOD = false, int MAP = 0>
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
-    return STAB + ne * Layout<DIFF, COLL, NOD, MAP>::ED;
+    return STAB + ne * Layout<DIFF, COLL, NOD, STG>::ED;
   }
-  template <bool DIFF, bool COLL = false, bool NOD = false, int MAP = 0>
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   static constexpr size_t scratch_bytes(int ne) {
-    return sizeof(double) * scratch_doubles<DIFF, COLL, NOD, MAP>(ne) + 256;
+    return sizeof(double) * scratch_doubles<DIFF, COLL, NOD, STG>(ne) + 256;
   }
   /// Team scratch at level 0 (shared memory) whenever one element fits (level0_max_bytes: p <= 7
   /// at both q, with diffusion as well). Known at compile time, so that the kernel addresses it as
   /// shared memory (shared_space: LDS/STS) and not through generic pointers.
-  template <bool DIFF, bool COLL = false, bool NOD = false, int MAP = 0>
-  static constexpr bool level0 = scratch_bytes<DIFF, COLL, NOD, MAP>(1) <= level0_max_bytes;
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
+  static constexpr bool level0 = scratch_bytes<DIFF, COLL, NOD, STG>(1) <= level0_max_bytes;
 
   /// The modal face coefficients of faces 2d, 2d + 1 of pencil (a, b) along direction d of U.
   template <int D>
@@ -389,69 +388,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
            v[2] * (a[0] * b[1] - a[1] * b[0]);
   }
 
-  /// The Q2 map (dg/mesh/qk_map.hpp: 27 nodes X[3 n + i], n = a + 3 (b + 3 c), the Lagrange
-  /// basis on -1, 0, 1) along the line in reference direction D through the other two
-  /// coordinates (y, z), in order: the coefficients of the three 1-D Lagrange polynomials along
-  /// D of the position (X) and of its derivatives along y (Y) and z (Z), each [m][i]. 81
-  /// multiply-adds per line; then the Jacobian at any point of it takes 27 (quadratic_columns).
-  struct QuadraticLine {
-    double X[3][3], Y[3][3], Z[3][3];
-  };
-  KOKKOS_FORCEINLINE_FUNCTION static void lagrange3(double x, double l[3], double dl[3]) {
-    l[0] = 0.5 * x * (x - 1.0);
-    l[1] = 1.0 - x * x;
-    l[2] = 0.5 * x * (x + 1.0);
-    dl[0] = x - 0.5;
-    dl[1] = -2.0 * x;
-    dl[2] = x + 0.5;
-  }
-  template <int D>
-  KOKKOS_FORCEINLINE_FUNCTION static void quadratic_line(const double* X, double y, double z,
-                                                         QuadraticLine& L) {
-    double ly[3], dy[3], lz[3], dz[3];
-    lagrange3(y, ly, dy);
-    lagrange3(z, lz, dz);
-    DG_UNROLL
-    for (int m = 0; m < 3; ++m)
-      DG_UNROLL
-    for (int i = 0; i < 3; ++i) {
-      double x = 0.0, xy = 0.0, xz = 0.0;
-      DG_UNROLL
-      for (int k = 0; k < 3; ++k) {
-        double sx = 0.0, sy = 0.0;
-        DG_UNROLL
-        for (int j = 0; j < 3; ++j) {
-          const int n =
-              D == 0 ? m + 3 * (j + 3 * k) : (D == 1 ? j + 3 * (m + 3 * k) : j + 3 * (k + 3 * m));
-          sx += ly[j] * X[3 * n + i];
-          sy += dy[j] * X[3 * n + i];
-        }
-        x += lz[k] * sx;
-        xy += lz[k] * sy;
-        xz += dz[k] * sx;
-      }
-      L.X[m][i] = x;
-      L.Y[m][i] = xy;
-      L.Z[m][i] = xz;
-    }
-  }
-  /// The Jacobian's columns at coordinate x of a line along D (quadratic_line).
-  template <int D>
-  KOKKOS_FORCEINLINE_FUNCTION static void
-  quadratic_columns(const QuadraticLine& L, double x, double Jr[3], double Js[3], double Jt[3]) {
-    double l[3], dl[3];
-    lagrange3(x, l, dl);
-    DG_UNROLL
-    for (int i = 0; i < 3; ++i) {
-      const double a = dl[0] * L.X[0][i] + dl[1] * L.X[1][i] + dl[2] * L.X[2][i]; // along D
-      const double b = l[0] * L.Y[0][i] + l[1] * L.Y[1][i] + l[2] * L.Y[2][i];
-      const double c = l[0] * L.Z[0][i] + l[1] * L.Z[1][i] + l[2] * L.Z[2][i];
-      Jr[i] = D == 0 ? a : b;
-      Js[i] = D == 0 ? b : (D == 1 ? a : c);
-      Jt[i] = D == 2 ? a : c;
-    }
-  }
-
   /// The point loops of the diffusion passes (x-pass volume points, face points along a): not
   /// unrolled on GPUs from p = 4 (fewer live registers: the p = 5 kernel without launch bounds
   /// takes 162 registers instead of 254; per stage on the H100 1.11x at p = 4, 1.07x at p = 5,
@@ -535,7 +471,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     static_assert(!MAP || !DIFF || ((MAP == 3 || MAP == 4) && NOD),
                   "the map along each pencil is for advection");
     static_assert(MAP != 4 || NOD, "staged tables: the nodal kernels");
-    static_assert(MAP != 5 || (NOD && !DIFF), "the Q2 map along each pencil: nodal advection");
     /// MAP = 4: the stored geometry's tables of each element staged in team scratch at the
     /// start (stage_tables; the nodal kernels), NVC components of qvol and NFC of qface.
     static constexpr bool STG = MAP == 4;
@@ -543,9 +478,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// The trilinear map with diffusion at each point (diffusion_map; on GPUs the nodal
     /// kernel's MAP = 3 alone).
     static constexpr bool DMAP = diffusion_map || MAP == 3;
-    using L = Layout<DIFF, COLL, NOD, MAP>;
+    using L = Layout<DIFF, COLL, NOD, STG>;
     /// Team scratch in shared memory (level0).
-    static constexpr bool L0 = level0<DIFF, COLL, NOD, MAP>;
+    static constexpr bool L0 = level0<DIFF, COLL, NOD, STG>;
     /// The tables in the threads' order (qtables_thread_order).
     static constexpr bool TO = qtables_thread_order(P, Q, DIFF);
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
@@ -570,7 +505,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     View3 qvol;
     View4 qface;
     IView1 qsides; // advection, stored geometry: per element the sides each face's flux takes
-    View1 qmap;    // quadratic_pencil: the Q2 maps' nodes, 81 per element (StageArgs::qmap)
     double vel[3] = {0.0, 0.0, 0.0};
     // trilinear_pencil with the rotation: a(x) is linear in x, so along each pencil, since the
     // map is.
@@ -589,13 +523,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// The geometry, the rotation and affine as the kernel takes them: with MAP (non-affine
     /// elements, the map along each pencil; 1: a constant velocity, 2: the rotation, nodal
     /// state only; 3: diffusion on the nodal state, the map at each point; 4: the nodal state
-    /// with the stored geometry staged in team scratch; 5: the nodal state, curved Q2 elements
-    /// with a constant velocity, their map along each pencil) known at compile time, so that the
-    /// other geometries' code leaves the kernel.
+    /// with the stored geometry staged in team scratch) known at compile time, so that the other
+    /// geometries' code leaves the kernel.
     KOKKOS_FORCEINLINE_FUNCTION PencilGeometry geo() const {
       if constexpr (MAP == 3) return PencilGeometry::trilinear;
       if constexpr (MAP == 4) return PencilGeometry::stored;
-      if constexpr (MAP == 5) return PencilGeometry::quadratic_pencil;
       if constexpr (MAP > 0) return PencilGeometry::trilinear_pencil;
       return geometry;
     }
@@ -677,18 +609,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           C1[a] = w * (c10 + r * c11);
           C2[a] = w * (c20 + r * c21);
         }
-      } else if (geo() == PencilGeometry::quadratic_pencil) {
-        QuadraticLine ln;
-        quadratic_line<0>(G, tb.x[b], tb.x[c], ln);
-        DG_UNROLL
-        for (int a = 0; a < Q; ++a) {
-          double Jr[3], Js[3], Jt[3];
-          quadratic_columns<0>(ln, tb.x[a], Jr, Js, Jt);
-          const double w = tb.w[a] * wbc;
-          C0[a] = w * triple(Js, Jt, vel);
-          C1[a] = w * triple(Jt, Jr, vel);
-          C2[a] = w * triple(Jr, Js, vel);
-        }
       } else if (geo() == PencilGeometry::trilinear) {
         const double s = tb.x[b], t = tb.x[c];
         DG_UNROLL
@@ -727,13 +647,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
         return 1.0 / triple(Js, Jt, Jr);
       }
-      if (geo() == PencilGeometry::quadratic_pencil) {
-        QuadraticLine ln;
-        quadratic_line<0>(G, tb.x[b], tb.x[c], ln);
-        double Jr[3], Js[3], Jt[3];
-        quadratic_columns<0>(ln, tb.x[a], Jr, Js, Jt);
-        return 1.0 / triple(Js, Jt, Jr);
-      }
       if constexpr (STG) return G[staged_volume(3, a, b, c) - OG];
       return qvol_at(qvol, e, 3, a, b, c, Q, TO);
     }
@@ -756,17 +669,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int a = 0; a < Q; ++a)
           inv[a] = 1.0 / (d[1] + tb.x[a] * (d1 + tb.x[a] * d2));
-        return;
-      }
-      if (geo() == PencilGeometry::quadratic_pencil) { // |J| of degree 5 along the line
-        QuadraticLine ln;
-        quadratic_line<D>(G, tb.x[i], tb.x[j], ln);
-        DG_UNROLL
-        for (int a = 0; a < Q; ++a) {
-          double Jr[3], Js[3], Jt[3];
-          quadratic_columns<D>(ln, tb.x[a], Jr, Js, Jt);
-          inv[a] = 1.0 / triple(Js, Jt, Jr);
-        }
         return;
       }
       DG_UNROLL
@@ -988,33 +890,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       an1 = q * c1;
       an2 = q * c2;
     }
-    /// (a . n) dS at the Q points of row be of face f (outward normal) from the Q2 map
-    /// (quadratic_pencil): the line along the row's reference direction (the face's first
-    /// coordinate: s on faces 0, 1, else r), the other tangent column and n dS = +-row f / 2 of
-    /// adj(J) at each point.
-    KOKKOS_FORCEINLINE_FUNCTION void quadratic_row_normal_velocity(const double* G,
-                                                                   const Tables& tb, int f, int be,
-                                                                   double an[Q]) const {
-      const int d = f / 2;
-      const double sg = f % 2 ? 1.0 : -1.0, y = tb.x[be];
-      QuadraticLine ln;
-      if (d == 0)
-        quadratic_line<1>(G, sg, y, ln); // (r, t) = (+-1, y)
-      else
-        quadratic_line<0>(G, d == 1 ? sg : y, d == 1 ? y : sg, ln); // (s, t)
-      DG_UNROLL
-      for (int al = 0; al < Q; ++al) {
-        double Jr[3], Js[3], Jt[3];
-        if (d == 0)
-          quadratic_columns<1>(ln, tb.x[al], Jr, Js, Jt);
-        else
-          quadratic_columns<0>(ln, tb.x[al], Jr, Js, Jt);
-        const double c =
-            d == 0 ? triple(Js, Jt, vel) : (d == 1 ? triple(Jt, Jr, vel) : triple(Jr, Js, vel));
-        an[al] = sg * c;
-      }
-    }
-
     /// The velocity at x: the rotation's (about the z axis) where the kernel knows it (MAP = 2;
     /// its z component zero, so that the products with it leave the kernel), else adv's.
     KOKKOS_FORCEINLINE_FUNCTION void velocity_at(const double x[3], double v[3]) const {
@@ -1066,21 +941,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       // trilinear_pencil: (a . n) dS is linear along the row (the Jacobian's column along the
       // row's direction does not depend on it, the other tangent column is linear in it), with
       // the rotation quadratic (a linear along the row as well).
-      double an0 = 0.0, an1 = 0.0, an2 = 0.0, anq[MAP == 5 ? Q : 1];
+      double an0 = 0.0, an1 = 0.0, an2 = 0.0;
       if (geo() == PencilGeometry::trilinear_pencil)
         row_normal_velocity(S + OG, f, tb.x[be], an0, an1, an2);
-      if constexpr (MAP == 5) quadratic_row_normal_velocity(S + OG, tb, f, be, anq);
       DG_UNROLL
       for (int al = 0; al < Q; ++al) {
         const double uin = ui[al];
         double uout = uo[al];
-        double an = 0.0;
-        if constexpr (MAP == 5)
-          an = anq[al];
-        else
-          an = geo() == PencilGeometry::trilinear_pencil
-                   ? an0 + tb.x[al] * (an1 + tb.x[al] * an2)
-                   : normal_velocity(e, S + OG, tb, f, al, be);
+        const double an = geo() == PencilGeometry::trilinear_pencil
+                              ? an0 + tb.x[al] * (an1 + tb.x[al] * an2)
+                              : normal_velocity(e, S + OG, tb, f, al, be);
         if (type != face_local && type != face_ghost) {
           const bool weak = type == face_dirichlet || (type == face_inflow && an < 0.0);
           uout = weak ? bdata(slot, al + Q * be) : uin;
@@ -1176,8 +1046,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
 
     /// The geometry of the batch's nl elements from e0 into G: the trilinear map's coefficients,
-    /// the Q2 map's nodes, or the affine record (C = adj(J) a, 1/|J|; with the record geometry (a .
-    /// n) dS per face).
+    /// or the affine record (C = adj(J) a, 1/|J|; with the record geometry (a . n) dS per face).
     KOKKOS_INLINE_FUNCTION void load_geometry(const TeamMember& team, double* base, int e0,
                                               int nl) const {
       if (geo() == PencilGeometry::trilinear || geo() == PencilGeometry::trilinear_pencil) {
@@ -1202,17 +1071,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           DG_UNROLL
           for (int g = 0; g < 8; ++g)
             base[k * ED + OG + 3 * g + i] = 0.125 * c[g];
-        });
-      } else if (geo() == PencilGeometry::quadratic_pencil) {
-        // The Q2 map's 27 nodes (81 doubles, contiguous per element in qmap).
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 81), [&](int idx) {
-          const int k = idx / 81, j = idx % 81;
-          double* dst = base + k * ED + OG + j;
-          const double* src = &qmap(81 * static_cast<size_t>(elem(e0 + k)) + j);
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-          if (async_loads) return copy_async<L0>(dst, src);
-#endif
-          *dst = *src;
         });
       } else if (geo() == PencilGeometry::record || aff()) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](int k) {
@@ -1830,7 +1688,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
       double* scratch = static_cast<double*>(team.team_scratch(level).get_shmem(
-          sizeof(double) * scratch_doubles<DIFF, COLL, NOD, MAP>(ne)));
+          sizeof(double) * scratch_doubles<DIFF, COLL, NOD, STG>(ne)));
       if constexpr (L0) scratch = shared_space(scratch);
       // ts: the tables in team scratch; tb: B, D, E from the constant bank where that applies.
       const Tables ts = load_scratch_tables(team, scratch, tables, points);
@@ -2448,21 +2306,19 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     // --qpencil-bounds -1,0,4,5,6, docs/performance.md#nodal): with a constant velocity 2 at
     // p = 3 (1.02x over 8), else as above; the rotation 8 at p = 3 (1.03x over 4), 3 at p = 6
     // (1.02x over 1), 2 at p = 7 (1.02x over 1).
-    const int nodal_pencil = MAP == 1 || MAP == 5
-                                 ? (P == 4 ? 2 : fold_pencil)
-                                 : (P == 4 ? 8 : (P == 7 ? 3 : (P == 8 ? 2 : fold_pencil)));
+    const int nodal_pencil = MAP == 1 ? (P == 4 ? 2 : fold_pencil)
+                                      : (P == 4 ? 8 : (P == 7 ? 3 : (P == 8 ? 2 : fold_pencil)));
     const int pencil = NOD ? nodal_pencil : fold_pencil;
     // The nodal advection kernel with its tables staged (MAP = 4; --variants
     // qpencil-staged-tables --qpencil-elems 0,1,2 --qpencil-bounds -1,0,5,6 on the H200): one
     // element per team (p = 4: 1.03x over 2; p = 5 with min_blocks_staged 1.14x).
-    const int by_order =
-        MAP == 4 && !DIFF ? 1
-        : COLL && !DIFF && (g == PencilGeometry::trilinear_pencil || MAP == 5) && pencil > 0
-            ? pencil
-            : (two ? 2 : 1);
+    const int by_order = MAP == 4 && !DIFF ? 1
+                         : COLL && !DIFF && g == PencilGeometry::trilinear_pencil && pencil > 0
+                             ? pencil
+                             : (two ? 2 : 1);
     int ne = v.qpencil_elems > 0 ? v.qpencil_elems : by_order;
-    while (level0<DIFF, COLL, NOD, MAP> && ne > 1 &&
-           scratch_bytes<DIFF, COLL, NOD, MAP>(ne) > level0_max_bytes)
+    while (level0<DIFF, COLL, NOD, MAP == 4> && ne > 1 &&
+           scratch_bytes<DIFF, COLL, NOD, MAP == 4>(ne) > level0_max_bytes)
       --ne;
     return ne;
 #else
@@ -2504,9 +2360,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const bool nodal = a.block->nodal;
     DG_VERIFY(!nodal || COLL, "quadrature pencil path: a nodal state takes the collocated "
                               "passes' nodal kernel");
-    DG_VERIFY(a.qgeometry != PencilGeometry::quadratic_pencil || (nodal && !DIFF),
-              "quadrature pencil path: the Q2 map along each pencil is the nodal advection "
-              "kernel's (DGOperator::qpencil_args)");
     if constexpr (!DIFF) {
       const bool map = a.variant.qpencil_map_kernel && !a.block->affine &&
                        a.qgeometry == PencilGeometry::trilinear_pencil &&
@@ -2518,9 +2371,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                   a.pde.advection.kind == physics::Advection::rotation;
         if (nodal && map) return launch_stage<DIFF, COLL, 1, true>(a, traces_only, out);
         if (nodal && rotation_map) return launch_stage<DIFF, COLL, 2, true>(a, traces_only, out);
-        // Curved Q2 elements with a constant velocity: their map along each pencil (MAP = 5).
-        if (nodal && a.qgeometry == PencilGeometry::quadratic_pencil)
-          return launch_stage<DIFF, COLL, 5, true>(a, traces_only, out);
         if (nodal) return launch_nodal<DIFF, COLL>(a, traces_only, out);
       }
       if (map) return launch_stage<DIFF, COLL, 1>(a, traces_only, out);
@@ -2539,7 +2389,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// and they fit into shared memory, else read where the passes use them (MAP = 0).
   template <bool DIFF, bool COLL>
   static void launch_nodal(const StageArgs& a, bool traces_only, const View4& out) {
-    if constexpr (level0<DIFF, COLL, true, 4>)
+    if constexpr (level0<DIFF, COLL, true, true>)
       if (a.variant.qpencil_stage_tables > 0 && a.qgeometry == PencilGeometry::stored)
         return launch_stage<DIFF, COLL, 4, true>(a, traces_only, out);
     launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
@@ -2579,7 +2429,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.qvol = a.qvol;
     k.qface = a.qface;
     k.qsides = a.qsides;
-    k.qmap = a.qmap;
     for (int d = 0; d < 3; ++d)
       k.vel[d] = a.pde.advection.a[d];
     k.adv = a.pde.advection;
@@ -2609,7 +2458,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                            : MAP == 1 ? (NOD ? min_blocks_nodal_map : min_blocks_map)
                            : MAP == 2 ? min_blocks_nodal_rotation
                            : MAP == 4 ? min_blocks_staged
-                           : MAP == 5 ? min_blocks_quadratic
                                       : (a.qgeometry == PencilGeometry::trilinear_pencil
                                              ? min_blocks_pencil
                                              : min_blocks_default));
@@ -2657,8 +2505,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// sweep of elems_per_team): 6 at p = 5 (1.14x over 4 with one element; the shared memory of
   /// two leaves 6 out of reach), 5 at p = 6 (1.02x over 4), else the default.
   static constexpr int min_blocks_staged = P == 6 ? 6 : (P == 7 ? 5 : min_blocks_default);
-  /// ... the Q2 map along each pencil on the nodal state (MAP = 5): as the trilinear map's.
-  static constexpr int min_blocks_quadratic = min_blocks_nodal_map;
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
@@ -2670,7 +2516,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const KernelVariant& v = a.variant;
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
-    const size_t bytes = scratch_bytes<DIFF, COLL, NOD, MAP>(ne);
+    const size_t bytes = scratch_bytes<DIFF, COLL, NOD, MAP == 4>(ne);
     int threads = v.team_size;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
@@ -2678,7 +2524,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const Pol pol = policy<Q, Stage<DIFF, COLL, MAP, NOD>, Pol>(a.space, (n + ne - 1) / ne, bytes,
                                                                 k, threads, level0_max_bytes);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    DG_VERIFY(!(level0<DIFF, COLL, NOD, MAP>) || k.level == 0,
+    DG_VERIFY(!(level0<DIFF, COLL, NOD, MAP == 4>) || k.level == 0,
               "quadrature pencil kernel (p = " << P - 1 << "): " << bytes
                                                << " bytes of team scratch are not level 0");
 #endif
