@@ -101,6 +101,10 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
     v.qpencil_diffusion_map = 0;
     v.qpencil_stage_tables = 1;
+  } else if (var == "qpencil-unstaged-tables") {
+    v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
+    v.qpencil_diffusion_map = 0;
+    v.qpencil_stage_tables = 0;
   } else if (var == "modal-entry")
     v.modal_pencil = false;
   else if (var == "modal-linear-unmixed")
@@ -123,7 +127,8 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
         "quadrature, qpencil, per-element, qpencil-trilinear, qpencil-tables, "
         "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
         "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, "
-        "qpencil-sync-loads, qpencil-modal-state, qpencil-staged-tables, modal, "
+        "qpencil-sync-loads, qpencil-modal-state, qpencil-staged-tables, "
+        "qpencil-unstaged-tables, modal, "
         "modal-entry, modal-linear-unmixed, "
         "modal-linear-scratch, modal-linear-registers, boundary-per-stage, modal-affine-general");
 }
@@ -171,7 +176,8 @@ int stage(Options& o) {
       "loads one after another, not as asynchronous copies), qpencil-modal-state (q = p + 1, "
       "non-affine: the modal state through the collocated passes, not the state at the "
       "points), qpencil-staged-tables (the nodal state: the per-point tables, each element's "
-      "staged in team scratch before the passes), "
+      "staged in team scratch before the passes), qpencil-unstaged-tables (the same tables "
+      "read where the passes use them), "
       "modal-linear-unmixed (a velocity "
       "affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "

@@ -128,25 +128,28 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// own a-derivatives (12 Q^2, where the point loops are rolled); BQ the state; H its
   /// y- and z-derivatives, then in place F_1 and F_2.
   /// STG (the nodal kernels with their tables staged, Stage's MAP = 4): after them OQ, the
-  /// element's qvol (4 Q^3, with diffusion 10 Q^3) and qface (6 Q^2, with diffusion 36 Q^2) in
-  /// the order the passes' threads read them (stage_tables).
+  /// element's qvol (4, with diffusion 10 components of QV = Q QQ doubles each) and qface
+  /// (6 Q^2, with diffusion 36 Q^2) in the order the passes' threads read them (stage_tables).
+  /// QQ is Q^2 made odd, so that the y- and z-pencils' threads, Q QQ apart, read on different
+  /// banks. Without diffusion (HF) the x-pass writes F_1 and F_2 over the components 1 and 2
+  /// it has read, and H takes no space.
   template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   struct Layout {
     static_assert(!NOD || COLL, "the nodal state: the collocated passes");
     static_assert(!STG || NOD, "staged tables: the nodal kernels");
+    static constexpr bool HF = STG && !DIFF;
+    static constexpr int QQ = Q2 % 2 == 0 ? Q2 + 1 : Q2, QV = Q * QQ;
     static constexpr bool FOLD = COLL && !DIFF;
     static constexpr int FPP = FOLD ? PP : P, FS = FPP * P;
-    static constexpr int OG = 0, OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
-                         OS = OF + (FOLD || (NOD && DIFF)
-                                        ? 0
-                                        : (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q))),
-                         OA = OS + (FOLD ? 12 * FS
-                                         : (DIFF ? max(18 * PP * Q, 12 * P2)
-                                                 : max(12 * PP * Q, 6 * P2))),
-                         OB = OA + (NOD ? (DIFF ? (P >= 5 ? 12 * Q2 : 0) : 8)
-                                        : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)),
-                         OU = OB, OH = OB + max(PP * Q2, P3), OQ = OH + max(2 * PP * Q2, P3),
-                         ED = OQ + (STG ? (DIFF ? 10 * Q3 + 36 * Q2 : 4 * Q3 + 6 * Q2) : 0);
+    static constexpr int
+        OG = 0,
+        OSD = OG + 24, OF = OSD + (DIFF || !face_side_selection ? 0 : 32),
+        OS = OF + (FOLD || (NOD && DIFF) ? 0 : (DIFF ? 12 * P2 : max(12 * P2, 6 * PP * Q))),
+        OA = OS + (FOLD ? 12 * FS : (DIFF ? max(18 * PP * Q, 12 * P2) : max(12 * PP * Q, 6 * P2))),
+        OB = OA +
+             (NOD ? (DIFF ? (P >= 5 ? 12 * Q2 : 0) : 8) : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)),
+        OU = OB, OH = OB + max(PP * Q2, P3), OQ = OH + (HF ? 0 : max(2 * PP * Q2, P3)),
+        ED = OQ + (STG ? (DIFF ? 10 * QV + 36 * Q2 : 4 * QV + 6 * Q2) : 0);
   };
 
   /// The 1-D tables in team scratch (load_scratch_tables): on GPUs (constant_tables) E, dE,
@@ -484,7 +487,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// The tables in the threads' order (qtables_thread_order).
     static constexpr bool TO = qtables_thread_order(P, Q, DIFF);
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
-                         OU = L::OU, OH = L::OH, OQ = L::OQ, ED = L::ED, FS = L::FS, FPP = L::FPP;
+                         OU = L::OU, OH = L::OH, OQ = L::OQ, ED = L::ED, FS = L::FS, FPP = L::FPP,
+                         QQ = L::QQ, QV = L::QV;
+    /// F_1 and F_2 over the staged components 1 and 2 (Layout's HF).
+    static constexpr bool HF = L::HF;
     /// Where pass 3 leaves the face fluxes (OR) and pass 4 the face inner products (OT): with
     /// diffusion the fluxes in place of the face values along b (each face row's task reads its
     /// row before it writes it) and the inner products in F, free after pass 2 (Layout).
@@ -540,10 +546,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// and component k at point (al, be) of face f (the face passes' threads (f, be) side by
     /// side), relative to the element's scratch.
     KOKKOS_FORCEINLINE_FUNCTION static constexpr int staged_volume(int m, int a, int b, int c) {
-      return OQ + m * Q3 + (m == 3 ? a + Q * (b + Q * c) : b + Q * (c + Q * a));
+      return OQ + m * QV + (m == 3 ? a + Q * (b + Q * c) : b + Q * c + QQ * a);
     }
     KOKKOS_FORCEINLINE_FUNCTION static constexpr int staged_face(int f, int k, int al, int be) {
-      return OQ + NVC * Q3 + (k * Q + al) * 6 * Q + f * Q + be;
+      return OQ + NVC * QV + (k * Q + al) * 6 * Q + f * Q + be;
     }
     int ne = 1, first = -1, level = 0;
     ConstTables ct{};
@@ -1965,13 +1971,15 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION void lifted_z_pencil(const double* S, int e, const Tables& tb,
                                                      int a, int b, double g[Q]) const {
       const double* EW = ct.EW;
-      const double* F2 = S + OH + PP * Q2 + a + PP * b; // F_2(a, b, c) = F2[PP Q c]
+      // F_2(a, b, c) = F2[sc c]
+      const double* F2 = HF ? S + staged_volume(2, a, b, 0) : S + OH + PP * Q2 + a + PP * b;
+      constexpr int sc = HF ? Q : PP * Q;
       const double* N = S + OB + a + PP * b;
       const double* FR = S + OR; // face f's flux at (al, be): FR[f PP Q + PP be + al]
       double x[Q];
       DG_UNROLL
       for (int c = 0; c < Q; ++c)
-        x[c] = F2[PP * Q * c];
+        x[c] = F2[sc * c];
       const double ex0 = EW[a], ex1 = EW[Q + a], ey0 = EW[b], ey1 = EW[Q + b];
       const double fz0 = FR[4 * PP * Q + PP * b + a], fz1 = FR[5 * PP * Q + PP * b + a];
       double inv[Q];
@@ -1999,13 +2007,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * Q2), [&](int idx) {
         const int k = idx / Q2, ac = idx % Q2, a = ac % Q, c = ac / Q;
         double* S = base + k * ED;
-        // F_1(a, b, c) = F1[PP b], N likewise.
-        const double* F1 = S + OH + a + PP * Q * c;
+        // F_1(a, b, c) = F1[sb b], N(a, b, c) = N[PP b].
+        const double* F1 = HF ? S + staged_volume(1, a, 0, c) : S + OH + a + PP * Q * c;
+        constexpr int sb = HF ? 1 : PP;
         double* N = S + OB + a + PP * Q * c;
         double x[Q];
         DG_UNROLL
         for (int b = 0; b < Q; ++b)
-          x[b] = F1[PP * b];
+          x[b] = F1[sb * b];
         dw_points(ct, x, [&](int b, double s) { N[PP * b] += s; });
       });
     }
@@ -2028,15 +2037,18 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const int k = idx / Q2, bc = idx % Q2, b = bc % Q, c = bc / Q, e = elem(e0 + k);
         double* S = base + k * ED;
         double* N = S + OB + PP * bc; // this thread's x-pencil of the state
-        double* H = S + OH + PP * bc;
+        // F_1, F_2 into H, or (HF) over the staged components this thread alone has read.
+        double* H1 = HF ? S + staged_volume(1, 0, b, c) : S + OH + PP * bc;
+        double* H2 = HF ? S + staged_volume(2, 0, b, c) : H1 + PP * Q2;
+        constexpr int sa = HF ? QQ : 1;
         double C0[Q], C1[Q], C2[Q];
         contravariant(e, S + OG, tb, b, c, C0, C1, C2);
         DG_UNROLL
         for (int a = 0; a < Q; ++a) {
           const double v = N[a];
           C0[a] *= v;
-          H[a] = C1[a] * v;
-          H[PP * Q2 + a] = C2[a] * v;
+          H1[sa * a] = C1[a] * v;
+          H2[sa * a] = C2[a] * v;
         }
         dw_points(ct, C0, [&](int a, double s) { N[a] = s; });
       });
