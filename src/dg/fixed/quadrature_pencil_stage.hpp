@@ -2321,10 +2321,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const int nodal_pencil = MAP == 1 ? (P == 4 ? 2 : fold_pencil)
                                       : (P == 4 ? 8 : (P == 7 ? 3 : (P == 8 ? 2 : fold_pencil)));
     const int pencil = NOD ? nodal_pencil : fold_pencil;
-    // The nodal advection kernel with its tables staged (MAP = 4; --variants
-    // qpencil-staged-tables --qpencil-elems 0,1,2 --qpencil-bounds -1,0,5,6 on the H200): one
-    // element per team (p = 4: 1.03x over 2; p = 5 with min_blocks_staged 1.14x).
-    const int by_order = MAP == 4 && !DIFF ? 1
+    // The nodal advection kernel with its tables staged (MAP = 4; --mesh curved --q-offset 1
+    // --variants qpencil-staged-tables --qpencil-elems 0,1,2 --qpencil-bounds -1,0,5,6,8 on the
+    // H200): 2 elements per team at p = 3 (1.11x over 1), else one (p = 4: 1.01x over 2).
+    const int by_order = MAP == 4 && !DIFF ? (P == 4 ? 2 : 1)
                          : COLL && !DIFF && g == PencilGeometry::trilinear_pencil && pencil > 0
                              ? pencil
                              : (two ? 2 : 1);
@@ -2513,10 +2513,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// the H200): 5 at p = 5, 6 and 7 (1.11x, 1.04x and 1.07x over 4; p = 5 with (a . n) dS along
   /// each face row from its ends), else min_blocks_pencil.
   static constexpr int min_blocks_nodal_rotation = Q == P && P >= 6 ? 5 : min_blocks_pencil;
-  /// ... the nodal advection kernel with its tables staged (MAP = 4, one element per team; the
-  /// sweep of elems_per_team): 6 at p = 5 (1.14x over 4 with one element; the shared memory of
-  /// two leaves 6 out of reach), 5 at p = 6 (1.02x over 4), else the default.
-  static constexpr int min_blocks_staged = P == 6 ? 6 : (P == 7 ? 5 : min_blocks_default);
+  /// ... the nodal advection kernel with its tables staged (MAP = 4, F_1 and F_2 over the
+  /// staged components; the sweep of elems_per_team): none at p = 4 (1.03x over 5), 8 at p = 5
+  /// (1.04x over 6), 5 at p = 6 (6: within 0.5%), else the default.
+  static constexpr int min_blocks_staged =
+      P == 5 ? 0 : (P == 6 ? 8 : (P == 7 ? 5 : min_blocks_default));
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
