@@ -97,14 +97,10 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_async_loads = false;
   else if (var == "qpencil-modal-state")
     v.qpencil_nodal = false;
-  else if (var == "qpencil-staged-tables") {
+  else if (var == "qpencil-staged-tables" || var == "qpencil-unstaged-tables") {
     v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
     v.qpencil_diffusion_map = 0;
-    v.qpencil_stage_tables = 1;
-  } else if (var == "qpencil-unstaged-tables") {
-    v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
-    v.qpencil_diffusion_map = 0;
-    v.qpencil_stage_tables = 0;
+    v.qpencil_stage_tables = var == "qpencil-staged-tables" ? 1 : 0;
   } else if (var == "modal-entry")
     v.modal_pencil = false;
   else if (var == "modal-linear-unmixed")
