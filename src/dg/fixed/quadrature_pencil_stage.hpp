@@ -50,7 +50,8 @@
 //              velocity and diffusivity the trilinear geometry takes these from the map at each
 //              point instead (diffusion_face; KernelVariant::qpencil_recompute); the nodal
 //              kernels can stage each element's tables in team scratch first (MAP = 4,
-//              stage_tables; KernelVariant::qpencil_stage_tables);
+//              stage_tables; KernelVariant::qpencil_stage_tables; without diffusion from
+//              p = 7 C alone, Layout's SA);
 //   trilinear_pencil  the map's coefficients as trilinear, no tables (a constant velocity on
 //              non-affine elements: a kernel of its own, Stage's MAP). The Jacobian's column
 //              along a reference direction does not depend on that coordinate and the other two
@@ -132,12 +133,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// (6 Q^2, with diffusion 36 Q^2) in the order the passes' threads read them (stage_tables).
   /// QQ is Q^2 made odd, so that the y- and z-pencils' threads, Q QQ apart, read on different
   /// banks. Without diffusion (HF) the x-pass writes F_1 and F_2 over the components 1 and 2
-  /// it has read, and H takes no space.
+  /// it has read, and H takes no space. SA: every table staged; without diffusion from p = 7
+  /// (P >= 8) only C = w adj(J) a (components 0..2), and the last pass and the face rows read
+  /// 1/|J| and (a . n) dS where they use them: Q QQ + 6 Q^2 doubles less per element (p = 7:
+  /// 7.1 KiB of 32.7), so that the team's shared memory no longer sets the teams per SM.
   template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   struct Layout {
     static_assert(!NOD || COLL, "the nodal state: the collocated passes");
     static_assert(!STG || NOD, "staged tables: the nodal kernels");
     static constexpr bool HF = STG && !DIFF;
+    static constexpr bool SA = STG && (DIFF || P < 8);
     static constexpr int QQ = Q2 % 2 == 0 ? Q2 + 1 : Q2, QV = Q * QQ;
     static constexpr bool FOLD = COLL && !DIFF;
     static constexpr int FPP = FOLD ? PP : P, FS = FPP * P;
@@ -149,7 +154,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         OB = OA +
              (NOD ? (DIFF ? (P >= 5 ? 12 * Q2 : 0) : 8) : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)),
         OU = OB, OH = OB + max(PP * Q2, P3), OQ = OH + (HF ? 0 : max(2 * PP * Q2, P3)),
-        ED = OQ + (STG ? (DIFF ? 10 * QV + 36 * Q2 : 4 * QV + 6 * Q2) : 0);
+        ED = OQ + (STG ? (DIFF ? 10 * QV + 36 * Q2 : (SA ? 4 * QV + 6 * Q2 : 3 * QV)) : 0);
   };
 
   /// The 1-D tables in team scratch (load_scratch_tables): on GPUs (constant_tables) E, dE,
@@ -475,7 +480,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                   "the map along each pencil is for advection");
     static_assert(MAP != 4 || NOD, "staged tables: the nodal kernels");
     /// MAP = 4: the stored geometry's tables of each element staged in team scratch at the
-    /// start (stage_tables; the nodal kernels), NVC components of qvol and NFC of qface.
+    /// start (stage_tables; the nodal kernels), NVC components of qvol and NFC of qface; NVS
+    /// and NFS of them staged (all where Layout's SA holds, else C alone).
     static constexpr bool STG = MAP == 4;
     static constexpr int NVC = DIFF ? 10 : 4, NFC = DIFF ? 6 : 1;
     /// The trilinear map with diffusion at each point (diffusion_map; on GPUs the nodal
@@ -489,8 +495,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
                          OU = L::OU, OH = L::OH, OQ = L::OQ, ED = L::ED, FS = L::FS, FPP = L::FPP,
                          QQ = L::QQ, QV = L::QV;
-    /// F_1 and F_2 over the staged components 1 and 2 (Layout's HF).
-    static constexpr bool HF = L::HF;
+    /// F_1 and F_2 over the staged components 1 and 2 (Layout's HF); every table staged (SA).
+    static constexpr bool HF = L::HF, SA = L::SA;
+    static constexpr int NVS = SA ? NVC : 3, NFS = SA ? NFC : 0;
     /// Where pass 3 leaves the face fluxes (OR) and pass 4 the face inner products (OT): with
     /// diffusion the fluxes in place of the face values along b (each face row's task reads its
     /// row before it writes it) and the inner products in F, free after pass 2 (Layout).
@@ -550,6 +557,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
     KOKKOS_FORCEINLINE_FUNCTION static constexpr int staged_face(int f, int k, int al, int be) {
       return OQ + NVC * QV + (k * Q + al) * 6 * Q + f * Q + be;
+    }
+    /// Where the nodal advection kernel keeps F_d (d = 1, 2) at point (a, b, c): over the
+    /// staged component d (HF), else in H; the strides along a, b, c are differences of slots.
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int flux_slot(int d, int a, int b, int c) {
+      return HF ? staged_volume(d, a, b, c) : OH + (d - 1) * PP * Q2 + a + PP * (b + Q * c);
     }
     int ne = 1, first = -1, level = 0;
     ConstTables ct{};
@@ -653,7 +665,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
         return 1.0 / triple(Js, Jt, Jr);
       }
-      if constexpr (STG) return G[staged_volume(3, a, b, c) - OG];
+      if constexpr (SA) return G[staged_volume(3, a, b, c) - OG];
       return qvol_at(qvol, e, 3, a, b, c, Q, TO);
     }
     /// 1/|J| at the Q volume points of the pencil along reference direction D whose other two
@@ -805,7 +817,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         mapped_face(f, Jr, Js, Jt, g);
         return g;
       }
-      if constexpr (STG) {
+      if constexpr (SA) {
         DG_UNROLL
         for (int k = 0; k < 6; ++k)
           g[k] = G[staged_face(f, k, al, be) - OG];
@@ -824,7 +836,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION double normal_velocity(int e, const double* G, const Tables& tb,
                                                        int f, int al, int be) const {
       if (geo() == PencilGeometry::record) return G[4 + f];
-      if constexpr (STG) return G[staged_face(f, 0, al, be) - OG];
+      if constexpr (SA) return G[staged_face(f, 0, al, be) - OG];
       if (geo() == PencilGeometry::stored) return qface_at(qface, e, f, 0, al, be, Q, TO);
       return mapped_normal_velocity(G, f, tb.x[al], tb.x[be]);
     }
@@ -1023,7 +1035,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// with the state's.
     KOKKOS_INLINE_FUNCTION void stage_tables(const TeamMember& team, double* base, int e0,
                                              int nl) const {
-      constexpr int NV = NVC * Q3, NT = NV + 6 * NFC * Q2;
+      constexpr int NV = NVS * Q3, NT = NV + 6 * NFS * Q2;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * NT), [&](int idx) {
         const int k = idx / NT, r = idx % NT, e = elem(e0 + k);
         int dst;
@@ -1972,8 +1984,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                      int a, int b, double g[Q]) const {
       const double* EW = ct.EW;
       // F_2(a, b, c) = F2[sc c]
-      const double* F2 = HF ? S + staged_volume(2, a, b, 0) : S + OH + PP * Q2 + a + PP * b;
-      constexpr int sc = HF ? Q : PP * Q;
+      const double* F2 = S + flux_slot(2, a, b, 0);
+      constexpr int sc = flux_slot(2, 0, 0, 1) - flux_slot(2, 0, 0, 0);
       const double* N = S + OB + a + PP * b;
       const double* FR = S + OR; // face f's flux at (al, be): FR[f PP Q + PP be + al]
       double x[Q];
@@ -2008,8 +2020,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         const int k = idx / Q2, ac = idx % Q2, a = ac % Q, c = ac / Q;
         double* S = base + k * ED;
         // F_1(a, b, c) = F1[sb b], N(a, b, c) = N[PP b].
-        const double* F1 = HF ? S + staged_volume(1, a, 0, c) : S + OH + a + PP * Q * c;
-        constexpr int sb = HF ? 1 : PP;
+        const double* F1 = S + flux_slot(1, a, 0, c);
+        constexpr int sb = flux_slot(1, 0, 1, 0) - flux_slot(1, 0, 0, 0);
         double* N = S + OB + a + PP * Q * c;
         double x[Q];
         DG_UNROLL
@@ -2038,9 +2050,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         double* S = base + k * ED;
         double* N = S + OB + PP * bc; // this thread's x-pencil of the state
         // F_1, F_2 into H, or (HF) over the staged components this thread alone has read.
-        double* H1 = HF ? S + staged_volume(1, 0, b, c) : S + OH + PP * bc;
-        double* H2 = HF ? S + staged_volume(2, 0, b, c) : H1 + PP * Q2;
-        constexpr int sa = HF ? QQ : 1;
+        double* H1 = S + flux_slot(1, 0, b, c);
+        double* H2 = S + flux_slot(2, 0, b, c);
+        constexpr int sa = flux_slot(1, 1, 0, 0) - flux_slot(1, 0, 0, 0);
         double C0[Q], C1[Q], C2[Q];
         contravariant(e, S + OG, tb, b, c, C0, C1, C2);
         DG_UNROLL
@@ -2515,7 +2527,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int min_blocks_nodal_rotation = Q == P && P >= 6 ? 5 : min_blocks_pencil;
   /// ... the nodal advection kernel with its tables staged (MAP = 4, F_1 and F_2 over the
   /// staged components; the sweep of elems_per_team): none at p = 4 (1.03x over 5), 8 at p = 5
-  /// (1.04x over 6), 5 at p = 6 (6: within 0.5%), else the default.
+  /// (1.04x over 6), 5 at p = 6 (6: within 0.5%), else the default (p = 7 with C alone staged:
+  /// 0, 4, 5, 6 and 8 within 1%).
   static constexpr int min_blocks_staged =
       P == 5 ? 0 : (P == 6 ? 8 : (P == 7 ? 5 : min_blocks_default));
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
