@@ -60,10 +60,9 @@ bool nodal_diffusion_tables(int order) {
 }
 
 // H200 (dgbench stage --mesh curved --physics advection --q-offset 1 --variants
-// fused,qpencil-unstaged-tables,qpencil-staged-tables, docs/performance.md#staged-tables):
-// advection 1.11, 1.28, 1.41 and 1.31x at p = 3..6 with the tables staged and the staged kernel's
-// own settings (elems_per_team, min_blocks_staged); at p = 7, where every table staged leaves 6
-// teams per SM, 1.00x, and with C alone staged (Layout's SA: 8 teams) 1.24x; with diffusion 0.88
+// fused,qpencil-unstaged-tables, docs/performance.md#staged-c): advection with C staged
+// (Layout's SA) and the staged kernel's own settings (elems_per_team, min_blocks_staged) 1.24 to
+// 1.52x at p = 3..7 over the tables read where used; with diffusion 0.88
 // and 0.75x at p = 3, 4 and 0.82x of the modal state at p = 5 (from p = 6 they do not fit into
 // shared memory). CPUs read the tables where the passes use them.
 bool nodal_stage_tables(int order, bool diffusion) {

@@ -50,8 +50,8 @@
 //              velocity and diffusivity the trilinear geometry takes these from the map at each
 //              point instead (diffusion_face; KernelVariant::qpencil_recompute); the nodal
 //              kernels can stage each element's tables in team scratch first (MAP = 4,
-//              stage_tables; KernelVariant::qpencil_stage_tables; without diffusion from
-//              p = 7 C alone, Layout's SA);
+//              stage_tables; KernelVariant::qpencil_stage_tables; without diffusion C
+//              alone, Layout's SA);
 //   trilinear_pencil  the map's coefficients as trilinear, no tables (a constant velocity on
 //              non-affine elements: a kernel of its own, Stage's MAP). The Jacobian's column
 //              along a reference direction does not depend on that coordinate and the other two
@@ -133,16 +133,17 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// (6 Q^2, with diffusion 36 Q^2) in the order the passes' threads read them (stage_tables).
   /// QQ is Q^2 made odd, so that the y- and z-pencils' threads, Q QQ apart, read on different
   /// banks. Without diffusion (HF) the x-pass writes F_1 and F_2 over the components 1 and 2
-  /// it has read, and H takes no space. SA: every table staged; without diffusion from p = 7
-  /// (P >= 8) only C = w adj(J) a (components 0..2), and the last pass and the face rows read
-  /// 1/|J| and (a . n) dS where they use them: Q QQ + 6 Q^2 doubles less per element (p = 7:
-  /// 7.1 KiB of 32.7), so that the team's shared memory no longer sets the teams per SM.
+  /// it has read, and H takes no space. SA: every table staged (with diffusion); without
+  /// diffusion only C = w adj(J) a (components 0..2), and the last pass and the face rows read
+  /// 1/|J| and (a . n) dS where they use them (each entry read once, by one thread, side by side
+  /// across a warp): Q QQ + 6 Q^2 doubles less per element (p = 5: 3.4 KiB of 16.2; p = 7: 7.1
+  /// of 32.7), so that more teams fit on an SM.
   template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   struct Layout {
     static_assert(!NOD || COLL, "the nodal state: the collocated passes");
     static_assert(!STG || NOD, "staged tables: the nodal kernels");
     static constexpr bool HF = STG && !DIFF;
-    static constexpr bool SA = STG && (DIFF || P < 8);
+    static constexpr bool SA = STG && DIFF;
     static constexpr int QQ = Q2 % 2 == 0 ? Q2 + 1 : Q2, QV = Q * QQ;
     static constexpr bool FOLD = COLL && !DIFF;
     static constexpr int FPP = FOLD ? PP : P, FS = FPP * P;
@@ -2333,10 +2334,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const int nodal_pencil = MAP == 1 ? (P == 4 ? 2 : fold_pencil)
                                       : (P == 4 ? 8 : (P == 7 ? 3 : (P == 8 ? 2 : fold_pencil)));
     const int pencil = NOD ? nodal_pencil : fold_pencil;
-    // The nodal advection kernel with its tables staged (MAP = 4; --mesh curved --q-offset 1
-    // --variants qpencil-staged-tables --qpencil-elems 0,1,2 --qpencil-bounds -1,0,5,6,8 on the
-    // H200): 2 elements per team at p = 3 (1.11x over 1), else one (p = 4: 1.01x over 2).
-    const int by_order = MAP == 4 && !DIFF ? (P == 4 ? 2 : 1)
+    // The nodal advection kernel with C staged (MAP = 4; --mesh curved --q-offset 1 --variants
+    // qpencil-staged-tables --qpencil-elems 0,1,2,4 --qpencil-bounds -1,0,5,6,8 on the H200): 2
+    // elements per team at p = 3 (1.09x over 1) and p = 5 (1.02x over 1), else one (p = 4: 1.03x
+    // over 2; p = 6: 1.07x over 2).
+    const int by_order = MAP == 4 && !DIFF ? (P == 4 || P == 6 ? 2 : 1)
                          : COLL && !DIFF && g == PencilGeometry::trilinear_pencil && pencil > 0
                              ? pencil
                              : (two ? 2 : 1);
@@ -2525,12 +2527,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// the H200): 5 at p = 5, 6 and 7 (1.11x, 1.04x and 1.07x over 4; p = 5 with (a . n) dS along
   /// each face row from its ends), else min_blocks_pencil.
   static constexpr int min_blocks_nodal_rotation = Q == P && P >= 6 ? 5 : min_blocks_pencil;
-  /// ... the nodal advection kernel with its tables staged (MAP = 4, F_1 and F_2 over the
-  /// staged components; the sweep of elems_per_team): none at p = 4 (1.03x over 5), 8 at p = 5
-  /// (1.04x over 6), 5 at p = 6 (6: within 0.5%), else the default (p = 7 with C alone staged:
-  /// 0, 4, 5, 6 and 8 within 1%).
-  static constexpr int min_blocks_staged =
-      P == 5 ? 0 : (P == 6 ? 8 : (P == 7 ? 5 : min_blocks_default));
+  /// ... the nodal advection kernel with C staged (MAP = 4, F_1 and F_2 over the staged
+  /// components; the sweep of elems_per_team): 8 at p = 3 (1.04x over 5), 4 and 5 (1.01x over
+  /// none), 6 at p = 6 (1.06x over 5), 4 at p = 7 (0, 5, 6 and 8 within 1%).
+  static constexpr int min_blocks_staged = P <= 6 ? 8 : (P == 7 ? 6 : 4);
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
   /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
