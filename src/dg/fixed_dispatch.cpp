@@ -61,8 +61,8 @@ bool nodal_diffusion_tables(int order) {
 
 // H200 (dgbench stage --mesh curved --physics advection --q-offset 1 --variants
 // fused,qpencil-unstaged-tables, docs/performance.md#staged-c): advection with C staged
-// (Layout's SA) and the staged kernel's own settings (elems_per_team, min_blocks_staged) 1.24 to
-// 1.52x at p = 3..7 over the tables read where used; with diffusion 0.88
+// (Layout's SA) and the staged kernel's own settings (elems_per_team, min_blocks_staged) 1.23 to
+// 1.58x at p = 3..7 over the tables read where used; with diffusion 0.88
 // and 0.75x at p = 3, 4 and 0.82x of the modal state at p = 5 (from p = 6 they do not fit into
 // shared memory). CPUs read the tables where the passes use them.
 bool nodal_stage_tables(int order, bool diffusion) {

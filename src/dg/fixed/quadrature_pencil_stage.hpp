@@ -155,7 +155,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         OB = OA +
              (NOD ? (DIFF ? (P >= 5 ? 12 * Q2 : 0) : 8) : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)),
         OU = OB, OH = OB + max(PP * Q2, P3), OQ = OH + (HF ? 0 : max(2 * PP * Q2, P3)),
-        ED = OQ + (STG ? (DIFF ? 10 * QV + 36 * Q2 : (SA ? 4 * QV + 6 * Q2 : 3 * QV)) : 0);
+        ED = OQ + (STG ? (DIFF ? 10 * QV + 36 * Q2 : 3 * QV) : 0);
   };
 
   /// The 1-D tables in team scratch (load_scratch_tables): on GPUs (constant_tables) E, dE,
@@ -498,7 +498,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                          QQ = L::QQ, QV = L::QV;
     /// F_1 and F_2 over the staged components 1 and 2 (Layout's HF); every table staged (SA).
     static constexpr bool HF = L::HF, SA = L::SA;
-    static constexpr int NVS = SA ? NVC : 3, NFS = SA ? NFC : 0;
+    static constexpr int NVS = DIFF ? NVC : 3, NFS = DIFF ? NFC : 0;
     /// Where pass 3 leaves the face fluxes (OR) and pass 4 the face inner products (OT): with
     /// diffusion the fluxes in place of the face values along b (each face row's task reads its
     /// row before it writes it) and the inner products in F, free after pass 2 (Layout).
