@@ -80,7 +80,8 @@ struct TableAt {
 
 /// out <- W (b - M out) + out from out = 0, `iterations` times, with b_m = (phi_m, f) and W the
 /// weight-adjusted inverse mass (exact on affine elements): the L2 projection of f (one
-/// iteration: W b, the operator's own inverse mass applied to the load vector).
+/// iteration: W b, the operator's own inverse mass applied to the load vector). f and the map's
+/// points are evaluated once, for b; the sweeps after the first apply M with the block's |J|.
 template <class Fn>
 void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int iterations) {
   const int P = block.P, Q = block.Q, P3 = P * P * P, Q3 = Q * Q * Q;
@@ -91,6 +92,8 @@ void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int i
   const int gk = block.gorder;
   const bool affine = block.affine;
   const size_t bytes = two_cubes(P, Q) + sizeof(double) * P3; // + R
+  // b, kept for the sweeps after the first.
+  const View2 load = iterations > 1 ? View2("dg::project::load", block.nelem, P3) : View2();
   Kokkos::deep_copy(u, 0.0);
   for (int it = 0; it < iterations; ++it) {
     Kokkos::parallel_for(
@@ -99,14 +102,30 @@ void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int i
           const double* B = tb.B.data();
           const ElementValues ev(team, u, e, P, Q, B, bytes, P3);
           double *T1 = ev.T1, *T2 = ev.T2, *U = ev.U, *V = ev.V, *R = ev.extra;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
-            const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
-            double xp[3], det;
-            grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
-            V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * (fn(e, pt, xp) - V[pt]);
-          });
+          if (it == 0) { // V <- w |J| f, so that R <- b
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
+              const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
+              double xp[3], det;
+              grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
+              V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * fn(e, pt, xp);
+            });
+          } else { // V <- w |J| out, so that R <- M out
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
+              const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
+              V[pt] *= tb.w(a) * tb.w(b) * tb.w(c) * vgeo(e, affine ? 0 : pt, 9);
+            });
+          }
           team.team_barrier();
           sf::inner(team, V, R, T1, T2, P, Q, B, B, B);
+          if (iterations > 1) { // R <- b - M out
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3), [&](int m) {
+              if (it == 0)
+                load(e, m) = R[m];
+              else
+                R[m] = load(e, m) - R[m];
+            });
+            team.team_barrier();
+          }
           if (affine) {
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P3),
                                  [&](int m) { u(e, m) = U[m] + R[m] / vgeo(e, 0, 9); });

@@ -59,15 +59,20 @@ struct ExactSolution {
         r[d] -= len[d] * math::floor(r[d] / len[d] + 0.5);
       }
     }
-    double sum = 0.0;
-    const int m0 = periodic[0] ? 1 : 0, m1 = periodic[1] ? 1 : 0, m2 = periodic[2] ? 1 : 0;
-    for (int i = -m0; i <= m0; ++i)
-      for (int j = -m1; j <= m1; ++j)
-        for (int l = -m2; l <= m2; ++l) {
-          const double dx = r[0] + i * len[0], dy = r[1] + j * len[1], dz = r[2] + l * len[2];
-          sum += math::exp(-(dx * dx + dy * dy + dz * dz) / (2.0 * s2));
-        }
-    return scale * sum;
+    // The Gaussian factors by direction, so the sum over the 27 images is the product of three
+    // sums over each direction's images: 9 exponentials instead of 27.
+    const double h = -0.5 / s2;
+    double prod = 1.0;
+    for (int d = 0; d < 3; ++d) {
+      const int m = periodic[d] ? 1 : 0;
+      double sum = 0.0;
+      for (int i = -m; i <= m; ++i) {
+        const double dx = r[d] + i * len[d];
+        sum += math::exp(h * dx * dx);
+      }
+      prod *= sum;
+    }
+    return scale * prod;
   }
 };
 
