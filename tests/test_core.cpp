@@ -1,6 +1,7 @@
 // Core utilities: the verify macro and input errors carry complete messages.
 #include "catch.hpp"
 #include "dg/core/error.hpp"
+#include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
 #include "dg/physics/exact.hpp"
 
@@ -79,6 +80,32 @@ TEST_CASE("Gaussian exact solution: the product over directions equals the naive
                             << "), t = " << t);
       // exp of a sum against a product of exps: round-off relative to the exponent (up to ~90).
       CHECK(std::fabs(ex(x, t) - naive) <= 1e-12 * std::fabs(naive) + 1e-300);
+    }
+  }
+}
+
+TEST_CASE("trilinear map: the polynomial's coefficients give the naive map's points and |J|",
+          "[unit][core]") {
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (int h = 0; h < 20; ++h) {
+    double X[24]; // a perturbed, stretched unit cube
+    for (int v = 0; v < 8; ++v)
+      for (int i = 0; i < 3; ++i)
+        X[3 * v + i] = (1.0 + 0.5 * i) * 0.5 * (1 + dg::hex::vertex_sign(v, i)) + 0.15 * unit(gen);
+    const dg::ArrayVertices A{X};
+    double C[24];
+    for (int j = 0; j < 24; ++j)
+      C[j] = dg::trilinear_coefficient(A, j / 3, j % 3);
+    for (int k = 0; k < 50; ++k) {
+      const double r[3] = {unit(gen), unit(gen), unit(gen)};
+      double x0[3], adj[9], det0, x1[3], det1;
+      dg::trilinear_point(A, r, x0);
+      dg::trilinear_metric(A, r, adj, det0);
+      dg::trilinear_from_coefficients(C, r, x1, det1);
+      for (int i = 0; i < 3; ++i)
+        CHECK(std::fabs(x1[i] - x0[i]) <= 1e-14);
+      CHECK(std::fabs(det1 - det0) <= 1e-13 * std::fabs(det0));
     }
   }
 }

@@ -173,19 +173,31 @@ Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool wi
   const int gk = block.gorder;
   const View2 u = block.u;
   View2 per("dg::diagnostics::per_element", block.nelem, 6);
-  const size_t bytes = two_cubes(P, Q) + 2 * sizeof(double) * Q3; // + W, Err
+  const size_t bytes = two_cubes(P, Q) + sizeof(double) * (2 * Q3 + 24); // + W, Err, M
   Kokkos::parallel_for(
       "dg::diagnostics", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
         const int e = team.league_rank();
-        const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, 2 * Q3);
+        const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, 2 * Q3 + 24);
         const double* V = ev.V;
-        double* W = ev.extra;        // w |J| at each point
-        double* Err = ev.extra + Q3; // u - exact at each point (0 without error)
+        double* W = ev.extra;          // w |J| at each point
+        double* Err = ev.extra + Q3;   // u - exact at each point (0 without error)
+        double* M = ev.extra + 2 * Q3; // trilinear maps: the polynomial's coefficients
+        if (gk <= 1) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 24), [&](int j) {
+            M[j] = trilinear_coefficient(ViewVertices{verts, e}, j / 3, j % 3);
+          });
+          team.team_barrier();
+        }
         // The geometry and the exact solution once per point; then the reductions.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
           const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
           double xp[3], det;
-          grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
+          if (gk <= 1) {
+            const double r[3] = {x(a), x(b), x(c)};
+            trilinear_from_coefficients(M, r, xp, det);
+          } else {
+            grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
+          }
           W[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det;
           Err[pt] = with_error ? V[pt] - exact(e, pt, xp) : 0.0;
         });
