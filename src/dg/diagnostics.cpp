@@ -183,8 +183,8 @@ Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool wi
         double* Err = ev.extra + Q3;   // u - exact at each point (0 without error)
         double* M = ev.extra + 2 * Q3; // trilinear maps: the polynomial's coefficients
         if (gk <= 1) {
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 24), [&](int j) {
-            M[j] = trilinear_coefficient(ViewVertices{verts, e}, j / 3, j % 3);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 3), [&](int i) {
+            trilinear_coefficients(ViewVertices{verts, e}, i, M);
           });
           team.team_barrier();
         }
@@ -194,7 +194,7 @@ Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool wi
           double xp[3], det;
           if (gk <= 1) {
             const double r[3] = {x(a), x(b), x(c)};
-            trilinear_from_coefficients(M, r, xp, det);
+            trilinear_point_det(M, r, xp, det);
           } else {
             grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
           }

@@ -69,34 +69,77 @@ KOKKOS_INLINE_FUNCTION void trilinear_metric(const Vertices& X, const double r[3
   det = J[0][0] * A[0] + J[0][1] * A[3] + J[0][2] * A[6];
 }
 
-/// The map as a polynomial, x = c_0 + r c_1 + s c_2 + rs c_3 + t c_4 + rt c_5 + st c_6 + rst c_7
-/// (bit d of k: the monomial has r_d): component i of c_k = sum_v X_v prod_{d in k} sign_d(v) / 8.
-template <class Vertices>
-KOKKOS_INLINE_FUNCTION double trilinear_coefficient(const Vertices& X, int k, int i) {
-  double c = 0.0;
+/// The map as a polynomial in the reference coordinates (r, s, t),
+///   x = G_0 + G_1 r + G_2 s + G_3 t + G_4 rs + G_5 rt + G_6 st + G_7 rst,
+/// with component i of G_g at G[3 g + i] (the layout the stage kernels stage per element).
+/// From one component's values x_v at the 8 vertices: G_g = (1/8) sum_v x_v m_g(v), m_g the
+/// monomial g at the vertex's signs.
+KOKKOS_INLINE_FUNCTION void trilinear_coefficients(const double x[8], double c[8]) {
+  for (int g = 0; g < 8; ++g)
+    c[g] = 0.0;
   for (int v = 0; v < 8; ++v) {
-    int m = 1;
-    for (int d = 0; d < 3; ++d)
-      if ((k >> d) & 1) m *= hex::vertex_sign(v, d);
-    c += m * X(v, i);
+    const int sr = hex::vertex_sign(v, 0), ss = hex::vertex_sign(v, 1), st = hex::vertex_sign(v, 2);
+    const int mono[8] = {1, sr, ss, st, sr * ss, sr * st, ss * st, sr * ss * st};
+    for (int g = 0; g < 8; ++g)
+      c[g] += mono[g] * x[v];
   }
-  return 0.125 * c;
+  for (int g = 0; g < 8; ++g)
+    c[g] *= 0.125;
 }
 
-/// x and det J at r from the coefficients C[3 k + i] of trilinear_coefficient: about 70 flops
-/// instead of trilinear_point's and trilinear_metric's 300 and 24 vertex loads.
-KOKKOS_INLINE_FUNCTION void trilinear_from_coefficients(const double* C, const double r[3],
-                                                        double x[3], double& det) {
-  const double rs = r[0] * r[1], rt = r[0] * r[2], st = r[1] * r[2];
-  double Jr[3], Js[3], Jt[3]; // the columns dx/dr, dx/ds, dx/dt
+/// ... component i of all 8 coefficients, into G[3 g + i], from a vertex accessor.
+template <class Vertices>
+KOKKOS_INLINE_FUNCTION void trilinear_coefficients(const Vertices& X, int i, double* G) {
+  double x[8], c[8];
+  for (int v = 0; v < 8; ++v)
+    x[v] = X(v, i);
+  trilinear_coefficients(x, c);
+  for (int g = 0; g < 8; ++g)
+    G[3 * g + i] = c[g];
+}
+
+/// The Jacobian's columns dx/dr, dx/ds, dx/dt at (r, s, t) from the coefficients G.
+KOKKOS_FORCEINLINE_FUNCTION void trilinear_columns(const double* G, double r, double s, double t,
+                                                   double Jr[3], double Js[3], double Jt[3]) {
   for (int i = 0; i < 3; ++i) {
-    const double c0 = C[i], c1 = C[3 + i], c2 = C[6 + i], c3 = C[9 + i], c4 = C[12 + i],
-                 c5 = C[15 + i], c6 = C[18 + i], c7 = C[21 + i];
-    x[i] = c0 + r[0] * c1 + r[1] * c2 + rs * c3 + r[2] * c4 + rt * c5 + st * c6 + rs * r[2] * c7;
-    Jr[i] = c1 + r[1] * c3 + r[2] * c5 + st * c7;
-    Js[i] = c2 + r[0] * c3 + r[2] * c6 + rt * c7;
-    Jt[i] = c4 + r[0] * c5 + r[1] * c6 + rs * c7;
+    const double* g = G + i; // coefficient k of component i at g[3 k]
+    Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
+    Js[i] = g[6] + g[12] * r + g[18] * t + g[21] * r * t;
+    Jt[i] = g[9] + g[15] * r + g[18] * s + g[21] * r * s;
   }
+}
+
+/// Along the x-line (s, t): J_r (constant in r), J_s = As + r Bs and J_t = At + r Bt.
+KOKKOS_FORCEINLINE_FUNCTION void trilinear_line_columns(const double* G, double s, double t,
+                                                        double Jr[3], double As[3], double Bs[3],
+                                                        double At[3], double Bt[3]) {
+  for (int i = 0; i < 3; ++i) {
+    const double* g = G + i;
+    Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
+    As[i] = g[6] + g[18] * t;
+    Bs[i] = g[12] + g[21] * t;
+    At[i] = g[9] + g[18] * s;
+    Bt[i] = g[15] + g[21] * s;
+  }
+}
+
+/// The position x(r, s, t) from the coefficients G.
+KOKKOS_FORCEINLINE_FUNCTION void trilinear_position(const double* G, double r, double s, double t,
+                                                    double x[3]) {
+  for (int i = 0; i < 3; ++i) {
+    const double* g = G + i;
+    x[i] = g[0] + g[3] * r + g[6] * s + g[9] * t + g[12] * r * s + g[15] * r * t + g[18] * s * t +
+           g[21] * r * s * t;
+  }
+}
+
+/// x and |J| at r from the coefficients G: about 70 flops instead of trilinear_point's and
+/// trilinear_metric's 300 and 24 vertex loads.
+KOKKOS_INLINE_FUNCTION void trilinear_point_det(const double* G, const double r[3], double x[3],
+                                                double& det) {
+  double Jr[3], Js[3], Jt[3];
+  trilinear_position(G, r[0], r[1], r[2], x);
+  trilinear_columns(G, r[0], r[1], r[2], Jr, Js, Jt);
   det = Jr[0] * (Js[1] * Jt[2] - Js[2] * Jt[1]) + Jr[1] * (Js[2] * Jt[0] - Js[0] * Jt[2]) +
         Jr[2] * (Js[0] * Jt[1] - Js[1] * Jt[0]);
 }

@@ -73,6 +73,7 @@
 
 #include "dg/dg/basis.hpp"
 #include "dg/dg/face_flux.hpp"
+#include "dg/dg/trilinear.hpp"
 #include "dg/mesh/hex.hpp"
 #include "fixed/contract.hpp"
 #include "fixed/device.hpp"
@@ -336,46 +337,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
   }
 
-  /// Columns of the trilinear map's Jacobian at r from its coefficients G (x = G0 + G1 r + G2 s
-  /// + G3 t + G4 rs + G5 rt + G6 st + G7 rst, 3 components each).
-  KOKKOS_FORCEINLINE_FUNCTION static void columns(const double* G, double r, double s, double t,
-                                                  double Jr[3], double Js[3], double Jt[3]) {
-    for (int i = 0; i < 3; ++i) {
-      const double* g = G + i;
-      Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
-      Js[i] = g[6] + g[12] * r + g[18] * t + g[21] * r * t;
-      Jt[i] = g[9] + g[15] * r + g[18] * s + g[21] * r * s;
-    }
-  }
-  /// Along the x-pencil (s, t) of the map with coefficients G: J_r (constant in r), J_s = As + r
-  /// Bs and J_t = At + r Bt.
-  KOKKOS_FORCEINLINE_FUNCTION static void pencil_columns(const double* G, double s, double t,
-                                                         double Jr[3], double As[3], double Bs[3],
-                                                         double At[3], double Bt[3]) {
-    for (int i = 0; i < 3; ++i) {
-      const double* g = G + i; // coefficient k of component i at g[3 k]
-      Jr[i] = g[3] + g[12] * s + g[15] * t + g[21] * s * t;
-      As[i] = g[6] + g[18] * t;
-      Bs[i] = g[12] + g[21] * t;
-      At[i] = g[9] + g[18] * s;
-      Bt[i] = g[15] + g[21] * s;
-    }
-  }
-  /// The map's position x(r, s, t) from its coefficients G.
-  KOKKOS_FORCEINLINE_FUNCTION static void map_point(const double* G, double r, double s, double t,
-                                                    double x[3]) {
-    for (int i = 0; i < 3; ++i) {
-      const double* g = G + i;
-      x[i] = g[0] + g[3] * r + g[6] * s + g[9] * t + g[12] * r * s + g[15] * r * t + g[18] * s * t +
-             g[21] * r * s * t;
-    }
-  }
   /// adj(J) = |J| J^-1 row-major (its rows the cross products of the columns, the layout of
   /// vgeo and adjugate_gram) and |J| at r from the map's coefficients G.
   KOKKOS_FORCEINLINE_FUNCTION static double adjugate_rows(const double* G, double r, double s,
                                                           double t, double A[9]) {
     double Jr[3], Js[3], Jt[3];
-    columns(G, r, s, t, Jr, Js, Jt);
+    trilinear_columns(G, r, s, t, Jr, Js, Jt);
     return adjugate_rows(Jr, Js, Jt, A);
   }
   /// ... from the Jacobian's columns.
@@ -592,8 +559,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         // C_1 and C_2 quadratic.
         const double s = tb.x[b], t = tb.x[c];
         double Jr[3], As[3], Bs[3], At[3], Bt[3], X0[3], al[3];
-        pencil_columns(G, s, t, Jr, As, Bs, At, Bt);
-        map_point(G, 0.0, s, t, X0);
+        trilinear_line_columns(G, s, t, Jr, As, Bs, At, Bt);
+        trilinear_position(G, 0.0, s, t, X0);
         velocity_at(X0, al);
         // The rotation's linear part applied to dx/dr = J_r.
         const double be[3] = {-adv.omega * Jr[1], adv.omega * Jr[0], 0.0};
@@ -616,7 +583,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         // C_0 = a . (J_s x J_t) is quadratic in r, C_1 = a . (J_t x J_r) and C_2 = a . (J_r x
         // J_s) linear.
         double Jr[3], As[3], Bs[3], At[3], Bt[3];
-        pencil_columns(G, tb.x[b], tb.x[c], Jr, As, Bs, At, Bt);
+        trilinear_line_columns(G, tb.x[b], tb.x[c], Jr, As, Bs, At, Bt);
         const double c00 = triple(As, At, vel), c01 = triple(As, Bt, vel) + triple(Bs, At, vel),
                      c02 = triple(Bs, Bt, vel), c10 = triple(At, Jr, vel),
                      c11 = triple(Bt, Jr, vel), c20 = triple(Jr, As, vel),
@@ -633,7 +600,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int a = 0; a < Q; ++a) {
           double Jr[3], Js[3], Jt[3];
-          columns(G, tb.x[a], s, t, Jr, Js, Jt);
+          trilinear_columns(G, tb.x[a], s, t, Jr, Js, Jt);
           const double w = tb.w[a] * wbc;
           C0[a] = w * triple(Js, Jt, vel);
           C1[a] = w * triple(Jt, Jr, vel);
@@ -663,7 +630,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                         int a, int b, int c) const {
       if (geo() == PencilGeometry::trilinear) {
         double Jr[3], Js[3], Jt[3];
-        columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
+        trilinear_columns(G, tb.x[a], tb.x[b], tb.x[c], Jr, Js, Jt);
         return 1.0 / triple(Js, Jt, Jr);
       }
       if constexpr (SA) return G[staged_volume(3, a, b, c) - OG];
@@ -681,7 +648,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         for (int k = 0; k < 3; ++k) {
           const double x = k - 1.0, xi = tb.x[i], xj = tb.x[j];
           double Jr[3], Js[3], Jt[3];
-          columns(G, D == 0 ? x : xi, D == 1 ? x : (D == 0 ? xi : xj), D == 2 ? x : xj, Jr, Js, Jt);
+          trilinear_columns(G, D == 0 ? x : xi, D == 1 ? x : (D == 0 ? xi : xj), D == 2 ? x : xj,
+                            Jr, Js, Jt);
           d[k] = triple(Js, Jt, Jr);
         }
         const double d1 = 0.5 * (d[2] - d[0]), d2 = 0.5 * (d[2] + d[0]) - d[1];
@@ -765,8 +733,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     };
     KOKKOS_FORCEINLINE_FUNCTION static void map_line(const double* G, const double r0[3],
                                                      const double r1[3], MapLine& L) {
-      columns(G, r0[0], r0[1], r0[2], L.c, L.c + 3, L.c + 6);
-      columns(G, r1[0], r1[1], r1[2], L.m, L.m + 3, L.m + 6);
+      trilinear_columns(G, r0[0], r0[1], r0[2], L.c, L.c + 3, L.c + 6);
+      trilinear_columns(G, r1[0], r1[1], r1[2], L.m, L.m + 3, L.m + 6);
       DG_UNROLL
       for (int i = 0; i < 9; ++i)
         L.m[i] -= L.c[i];
@@ -779,10 +747,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       hex::face_point(f, 1.0, tb.x[be], r1);
       map_line(G, r0, r1, L);
     }
-    /// ... along the x-pencil (b, c): pencil_columns' J_r (constant in r), As + r Bs, At + r Bt.
+    /// ... along the x-pencil (b, c): trilinear_line_columns' J_r (constant in r), As + r Bs, At +
+    /// r Bt.
     KOKKOS_FORCEINLINE_FUNCTION static void pencil_line(const double* G, const Tables& tb, int b,
                                                         int c, MapLine& L) {
-      pencil_columns(G, tb.x[b], tb.x[c], L.c, L.c + 3, L.m + 3, L.c + 6, L.m + 6);
+      trilinear_line_columns(G, tb.x[b], tb.x[c], L.c, L.c + 3, L.m + 3, L.c + 6, L.m + 6);
       DG_UNROLL
       for (int i = 0; i < 3; ++i)
         L.m[i] = 0.0;
@@ -814,7 +783,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       if (DMAP && geo() == PencilGeometry::trilinear) {
         double r[3], Jr[3], Js[3], Jt[3];
         hex::face_point(f, tb.x[al], tb.x[be], r);
-        columns(G, r[0], r[1], r[2], Jr, Js, Jt);
+        trilinear_columns(G, r[0], r[1], r[2], Jr, Js, Jt);
         mapped_face(f, Jr, Js, Jt, g);
         return g;
       }
@@ -855,13 +824,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                    double n[3], double v[3]) const {
       double r[3], Jr[3], Js[3], Jt[3];
       hex::face_point(f, x, y, r);
-      columns(G, r[0], r[1], r[2], Jr, Js, Jt);
+      trilinear_columns(G, r[0], r[1], r[2], Jr, Js, Jt);
       v[0] = vel[0];
       v[1] = vel[1];
       v[2] = vel[2];
       if (rot()) { // the velocity at the point's position x(r)
         double xp[3];
-        map_point(G, r[0], r[1], r[2], xp);
+        trilinear_position(G, r[0], r[1], r[2], xp);
         velocity_at(xp, v);
       }
       const int d = f / 2;
@@ -1069,27 +1038,18 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_INLINE_FUNCTION void load_geometry(const TeamMember& team, double* base, int e0,
                                               int nl) const {
       if (geo() == PencilGeometry::trilinear || geo() == PencilGeometry::trilinear_pencil) {
-        // Coefficient g of component i: (1/8) sum_v X_v(i) times the monomial g at the
-        // vertex's signs (1, r, s, t, rs, rt, st, rst); one thread per component, its eight
-        // vertex values read once.
+        // The map's coefficients (trilinear_coefficients): one thread per component, its
+        // eight vertex values read once.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 3), [&](int idx) {
           const int k = idx / 3, i = idx % 3, e = elem(e0 + k);
-          double x[8], c[8] = {};
+          double x[8], c[8];
           DG_UNROLL
           for (int v = 0; v < 8; ++v)
             x[v] = verts(e, v, i);
-          DG_UNROLL
-          for (int v = 0; v < 8; ++v) {
-            const int sr = hex::vertex_sign(v, 0), ss = hex::vertex_sign(v, 1),
-                      st = hex::vertex_sign(v, 2);
-            const int mono[8] = {1, sr, ss, st, sr * ss, sr * st, ss * st, sr * ss * st};
-            DG_UNROLL
-            for (int g = 0; g < 8; ++g)
-              c[g] += mono[g] * x[v];
-          }
+          trilinear_coefficients(x, c);
           DG_UNROLL
           for (int g = 0; g < 8; ++g)
-            base[k * ED + OG + 3 * g + i] = 0.125 * c[g];
+            base[k * ED + OG + 3 * g + i] = c[g];
         });
       } else if (geo() == PencilGeometry::record || aff()) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](int k) {
