@@ -14,6 +14,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dg {
 
@@ -117,6 +119,10 @@ private:
   double time_ = 0.0;
   long step_ = 0;
   double step_seconds_ = 0.0; // wall time inside step(), fenced; with a halo only
+  /// Wall seconds of the set-up's phases on this rank, in order (the summary's set-up line).
+  std::vector<std::pair<const char*, double>> setup_seconds_;
+  /// Adds the seconds since t0 (MPI_Wtime, device fenced) to phase `name`; returns the time now.
+  double setup_phase(const char* name, double t0);
 };
 
 /// Builds the physics (constant velocity and diffusivity from their expressions; fields are

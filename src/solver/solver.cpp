@@ -88,7 +88,10 @@ namespace {
 /// Rank 0 reads or generates the mesh and builds its connectivity, then partitions it and sends
 /// every rank its share; the global mesh lives only inside this function, on rank 0. A mistake
 /// in the input found on rank 0 is thrown on every rank with the same message.
-parallel::Partition read_and_distribute(const io::Config& cfg, MPI_Comm comm) {
+/// mesh_seconds: the wall time rank 0 took to read or generate the mesh and its connectivity.
+parallel::Partition read_and_distribute(const io::Config& cfg, MPI_Comm comm,
+                                        double& mesh_seconds) {
+  const double t0 = MPI_Wtime();
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   mesh::HexMesh mesh;
@@ -118,6 +121,7 @@ parallel::Partition read_and_distribute(const io::Config& cfg, MPI_Comm comm) {
   }
   int len = static_cast<int>(error.size());
   MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  mesh_seconds = MPI_Wtime() - t0; // on every rank: until rank 0 has the mesh
   if (len > 0) {
     error.resize(static_cast<std::size_t>(len));
     MPI_Bcast(error.data(), len, MPI_CHAR, 0, comm);
@@ -130,7 +134,10 @@ parallel::Partition read_and_distribute(const io::Config& cfg, MPI_Comm comm) {
 Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  part_ = read_and_distribute(cfg, comm_);
+  double t = MPI_Wtime(), mesh_seconds = 0.0;
+  part_ = read_and_distribute(cfg, comm_, mesh_seconds);
+  setup_seconds_.emplace_back("mesh", mesh_seconds);
+  t = setup_phase("partition", t + mesh_seconds);
   if (static_cast<std::int64_t>(part_.global_ids.size()) == 0)
     DG_INPUT_ERROR(cfg.source << ": " << size_ << " ranks for " << global_elements()
                               << " elements: every rank needs at least one element");
@@ -144,6 +151,7 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
   block_ = build_element_block(part_.local, ghosts, p, q, problem_->boundary_kinds(),
                                cfg.discretization.geometry);
   problem_->setup(block_, part_.local, comm_);
+  t = setup_phase("element blocks", t);
   pde_ = problem_->pde();
   exact_.pde = pde_;
   op_ = std::make_unique<DGOperator>(block_, pde_);
@@ -161,16 +169,31 @@ Solver::Solver(const io::Config& cfg, MPI_Comm comm) : cfg_(cfg), comm_(comm) {
         op_->reads_neighbour_traces(elems, faces), cfg.parallel.stage_fence);
   }
   rk_ = std::make_unique<TimeIntegrator>(cfg.time.integrator, block_);
+  setup_phase("operator", t);
 }
 
 Solver::~Solver() = default;
 
+double Solver::setup_phase(const char* name, double t0) {
+  Kokkos::fence();
+  const double now = MPI_Wtime();
+  for (auto& [n, s] : setup_seconds_)
+    if (std::string(n) == name) {
+      s += now - t0;
+      return now;
+    }
+  setup_seconds_.emplace_back(name, now - t0);
+  return now;
+}
+
 void Solver::initialize() {
+  const double t0 = MPI_Wtime();
   block_.nodal = false; // the projection writes modes
   problem_->initial_state(block_);
   op_->invalidate_traces();
   time_ = 0.0;
   step_ = 0;
+  setup_phase("initial state", t0);
 }
 
 void Solver::rhs(double t, const Epilogue& ep, bool data_ahead) {
@@ -278,6 +301,7 @@ std::vector<double> Solver::gather_modes() const {
 }
 
 void Solver::restart(const std::string& path) {
+  const double t0 = MPI_Wtime();
   const io::CheckpointData c = io::read_checkpoint(comm_, path, block_.global_ids);
   if (c.order != block_.order || c.nmodes != block_.nmodes)
     DG_INPUT_ERROR(path << ": checkpoint of order " << c.order << " but discretization.order = "
@@ -291,6 +315,7 @@ void Solver::restart(const std::string& path) {
   op_->invalidate_traces();
   time_ = c.time;
   step_ = c.step;
+  setup_phase("checkpoint", t0);
 }
 
 void Solver::write_checkpoint(const std::string& path) const {
@@ -362,7 +387,9 @@ GlobalDiagnostics Solver::run() {
     }
     return d;
   };
+  double t0 = MPI_Wtime();
   GlobalDiagnostics d = record(step_ == 0 || out.interval <= 0);
+  t0 = setup_phase("first diagnostics and output", t0);
   if (!d.finite) {
     if (rank_ == 0)
       std::fprintf(stderr, "dgsolve: the %s state at t = %.6e is non-finite (NaN or Inf)\n",
@@ -376,6 +403,24 @@ GlobalDiagnostics Solver::run() {
                 rk_->scheme().c_str(), block_.affine ? "affine" : "curved", size_, dt_rule,
                 expected);
   op_->prepare(rk_->emits_traces());
+  setup_phase("kernels", t0);
+  {
+    // Each phase's maximum over ranks (every rank has the same phases in the same order).
+    std::vector<double> secs;
+    for (const auto& ph : setup_seconds_)
+      secs.push_back(ph.second);
+    MPI_Allreduce(MPI_IN_PLACE, secs.data(), static_cast<int>(secs.size()), MPI_DOUBLE, MPI_MAX,
+                  comm_);
+    if (talk) {
+      double total = 0.0;
+      for (double x : secs)
+        total += x;
+      std::printf("dgsolve: set-up %.2f s (max over ranks):", total);
+      for (std::size_t i = 0; i < secs.size(); ++i)
+        std::printf("%s %s %.2f s", i ? "," : "", setup_seconds_[i].first, secs[i]);
+      std::printf("\n");
+    }
+  }
   Kokkos::fence();
   const double wall0 = MPI_Wtime();
   const long step0 = step_;
