@@ -35,13 +35,24 @@ Mat3 adjugate(const Mat3& J, double& det) {
   return A; // A[d][i] = d r_d / d x_i * det
 }
 
+/// The Jacobian at point pt of a grid from mesh::jacobian_grid.
+Mat3 grid_jacobian(const std::vector<double>& J, int pt) {
+  Mat3 m;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      m[i][j] = J[9 * static_cast<std::size_t>(pt) + 3 * i + j];
+  return m;
+}
+
 double element_volume(const mesh::HexMesh& m, std::int64_t e, const HostTables& t) {
+  std::vector<double> J;
+  mesh::jacobian_grid(m, e, t.x, J);
   double v = 0.0;
   for (int c = 0; c < t.Q; ++c)
     for (int b = 0; b < t.Q; ++b)
       for (int a = 0; a < t.Q; ++a) {
         double det;
-        adjugate(mesh::jacobian(m, e, t.x[a], t.x[b], t.x[c]), det);
+        adjugate(grid_jacobian(J, a + t.Q * (b + t.Q * c)), det);
         v += t.w[a] * t.w[b] * t.w[c] * det;
       }
   return v;
@@ -189,13 +200,17 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
       for (int d = 0; d < 3; ++d)
         hnodes(e, n, d) = mesh.coords[3 * mesh.node(e, n) + d];
     // Volume metric.
+    std::vector<double> Jg;
+    if (!b.affine) mesh::jacobian_grid(mesh, e, t.x, Jg);
     for (int c = 0; c < (b.affine ? 1 : q); ++c)
       for (int bb = 0; bb < (b.affine ? 1 : q); ++bb)
         for (int a = 0; a < (b.affine ? 1 : q); ++a) {
           const double r = b.affine ? 0.0 : t.x[a], s = b.affine ? 0.0 : t.x[bb],
                        tt = b.affine ? 0.0 : t.x[c];
           double det;
-          const Mat3 A = adjugate(mesh::jacobian(mesh, e, r, s, tt), det);
+          const Mat3 A = adjugate(b.affine ? mesh::jacobian(mesh, e, r, s, tt)
+                                           : grid_jacobian(Jg, a + q * (bb + q * c)),
+                                  det);
           if (!(det > 0.0))
             DG_INPUT_ERROR("element " << g << ": det J = " << det
                                       << " <= 0 at the quadrature point (" << r << ", " << s << ", "

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dg::mesh {
 
@@ -125,6 +126,70 @@ std::array<std::array<double, 3>, 3> jacobian(const HexMesh& mesh, std::int64_t 
   return J;
 }
 
+void jacobian_grid(const HexMesh& mesh, std::int64_t e, const std::vector<double>& x,
+                   std::vector<double>& J) {
+  const int k = mesh.order, n1 = k + 1, n = static_cast<int>(x.size());
+  // 1-D tables: L[a n1 + i] = l_i(x_a), D the derivatives.
+  std::vector<double> L(n * n1), D(n * n1);
+  for (int a = 0; a < n; ++a) {
+    double l[qk::max_order + 1], dl[qk::max_order + 1];
+    qk::lagrange(k, x[a], l, dl);
+    for (int i = 0; i < n1; ++i) {
+      L[a * n1 + i] = l[i];
+      D[a * n1 + i] = dl[i];
+    }
+  }
+  // Along r: A0 = L X, A1 = D X at (a, nb, nc); along s: B00 = L A0, B01 = D A0, B10 = L A1 at
+  // (a, b, nc); along t: J_r = L B10, J_s = L B01, J_t = D B00. Component by component.
+  std::vector<double> A0(n * n1 * n1), A1(n * n1 * n1), B00(n * n * n1), B01(n * n * n1),
+      B10(n * n * n1);
+  J.assign(9 * static_cast<std::size_t>(n) * n * n, 0.0);
+  for (int i = 0; i < 3; ++i) {
+    for (int nc = 0; nc < n1; ++nc)
+      for (int nb = 0; nb < n1; ++nb)
+        for (int a = 0; a < n; ++a) {
+          double v0 = 0.0, v1 = 0.0;
+          for (int na = 0; na < n1; ++na) {
+            const double X = mesh.coords[3 * mesh.node(e, na + n1 * (nb + n1 * nc)) + i];
+            v0 += L[a * n1 + na] * X;
+            v1 += D[a * n1 + na] * X;
+          }
+          A0[a + n * (nb + n1 * nc)] = v0;
+          A1[a + n * (nb + n1 * nc)] = v1;
+        }
+    for (int nc = 0; nc < n1; ++nc)
+      for (int b = 0; b < n; ++b)
+        for (int a = 0; a < n; ++a) {
+          double v00 = 0.0, v01 = 0.0, v10 = 0.0;
+          for (int nb = 0; nb < n1; ++nb) {
+            const int src = a + n * (nb + n1 * nc);
+            v00 += L[b * n1 + nb] * A0[src];
+            v01 += D[b * n1 + nb] * A0[src];
+            v10 += L[b * n1 + nb] * A1[src];
+          }
+          const int dst = a + n * (b + n * nc);
+          B00[dst] = v00;
+          B01[dst] = v01;
+          B10[dst] = v10;
+        }
+    for (int c = 0; c < n; ++c)
+      for (int b = 0; b < n; ++b)
+        for (int a = 0; a < n; ++a) {
+          double jr = 0.0, js = 0.0, jt = 0.0;
+          for (int nc = 0; nc < n1; ++nc) {
+            const int src = a + n * (b + n * nc);
+            jr += L[c * n1 + nc] * B10[src];
+            js += L[c * n1 + nc] * B01[src];
+            jt += D[c * n1 + nc] * B00[src];
+          }
+          double* Jp = &J[9 * (a + n * (b + static_cast<std::size_t>(n) * c)) + 3 * i];
+          Jp[0] = jr;
+          Jp[1] = js;
+          Jp[2] = jt;
+        }
+  }
+}
+
 double jacobian_determinant(const HexMesh& mesh, std::int64_t e, double r, double s, double t) {
   const auto J = jacobian(mesh, e, r, s, t);
   return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
@@ -133,21 +198,28 @@ double jacobian_determinant(const HexMesh& mesh, std::int64_t e, double r, doubl
 }
 
 double min_corner_jacobian(const HexMesh& mesh, std::int64_t e) {
-  double m = jacobian_determinant(mesh, e, 0.0, 0.0, 0.0);
-  for (int v = 0; v < 8; ++v) {
-    const double d = jacobian_determinant(mesh, e, hex::vertex_sign(v, 0), hex::vertex_sign(v, 1),
-                                          hex::vertex_sign(v, 2));
-    if (d < m) m = d;
+  if (mesh.order == 1) {
+    double m = jacobian_determinant(mesh, e, 0.0, 0.0, 0.0);
+    for (int v = 0; v < 8; ++v) {
+      const double d = jacobian_determinant(mesh, e, hex::vertex_sign(v, 0), hex::vertex_sign(v, 1),
+                                            hex::vertex_sign(v, 2));
+      if (d < m) m = d;
+    }
+    return m;
   }
-  if (mesh.order > 1) {
-    const int k = mesh.order, n = 2 * k + 3;
-    std::vector<double> pts = gauss_points(k + 2);
-    for (int i = 0; i < n; ++i)
-      pts.push_back(-1.0 + 2.0 * i / (n - 1));
-    for (double c : pts)
-      for (double b : pts)
-        for (double a : pts)
-          m = std::min(m, jacobian_determinant(mesh, e, a, b, c));
+  // Curved: the (k+2)-point Gauss points and a (2k+3)-point lattice per direction (odd, so it
+  // holds the corners and the centre), as one tensor grid.
+  const int k = mesh.order, n = 2 * k + 3;
+  std::vector<double> pts = gauss_points(k + 2);
+  for (int i = 0; i < n; ++i)
+    pts.push_back(-1.0 + 2.0 * i / (n - 1));
+  std::vector<double> J;
+  jacobian_grid(mesh, e, pts, J);
+  double m = std::numeric_limits<double>::infinity();
+  for (std::size_t p = 0; p < J.size(); p += 9) {
+    const double* A = &J[p];
+    m = std::min(m, A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
+                        A[2] * (A[3] * A[7] - A[4] * A[6]));
   }
   return m;
 }
