@@ -44,9 +44,8 @@ Mat3 grid_jacobian(const std::vector<double>& J, int pt) {
   return m;
 }
 
-double element_volume(const mesh::HexMesh& m, std::int64_t e, const HostTables& t) {
-  std::vector<double> J;
-  mesh::jacobian_grid(m, e, t.x, J);
+/// Volume of an element from its Jacobian on the quadrature grid (mesh::jacobian_grid).
+double grid_volume(const std::vector<double>& J, const HostTables& t) {
   double v = 0.0;
   for (int c = 0; c < t.Q; ++c)
     for (int b = 0; b < t.Q; ++b)
@@ -174,9 +173,35 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
   auto hh = Kokkos::create_mirror_view(b.hmin);
 
   // Volumes of the owned and halo elements (the penalty of a face needs both sides').
+  // The owned elements' volume metric from the same grid (hvgeo, pt = a + q (b + q c)).
   std::vector<double> volumes(local.global_ids.size());
-  for (std::size_t e = 0; e < volumes.size(); ++e)
-    volumes[e] = element_volume(mesh, std::int64_t(e), t);
+  std::vector<double> Jg;
+  for (std::size_t el = 0; el < volumes.size(); ++el) {
+    const auto e = static_cast<int>(el);
+    mesh::jacobian_grid(mesh, e, t.x, Jg);
+    volumes[el] = grid_volume(Jg, t);
+    if (e >= E) continue;
+    const std::int64_t g = local_ids[e];
+    for (int c = 0; c < (b.affine ? 1 : q); ++c)
+      for (int bb = 0; bb < (b.affine ? 1 : q); ++bb)
+        for (int a = 0; a < (b.affine ? 1 : q); ++a) {
+          const double r = b.affine ? 0.0 : t.x[a], s = b.affine ? 0.0 : t.x[bb],
+                       tt = b.affine ? 0.0 : t.x[c];
+          double det;
+          const Mat3 A = adjugate(b.affine ? mesh::jacobian(mesh, e, r, s, tt)
+                                           : grid_jacobian(Jg, a + q * (bb + q * c)),
+                                  det);
+          if (!(det > 0.0))
+            DG_INPUT_ERROR("element " << g << ": det J = " << det
+                                      << " <= 0 at the quadrature point (" << r << ", " << s << ", "
+                                      << tt << "): the element is inverted or too strongly curved");
+          const int pt = a + q * (bb + q * c);
+          for (int d = 0; d < 3; ++d)
+            for (int i = 0; i < 3; ++i)
+              hvgeo(e, pt, 3 * d + i) = A[d][i];
+          hvgeo(e, pt, 9) = det;
+        }
+  }
   std::unordered_map<std::int64_t, int> local_index; // global id -> element of `local`
   for (int e = 0; e < local.num_elements(); ++e)
     local_index.emplace(local.global_ids[e], e);
@@ -199,28 +224,6 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
     for (int n = 0; n < nnodes; ++n)
       for (int d = 0; d < 3; ++d)
         hnodes(e, n, d) = mesh.coords[3 * mesh.node(e, n) + d];
-    // Volume metric.
-    std::vector<double> Jg;
-    if (!b.affine) mesh::jacobian_grid(mesh, e, t.x, Jg);
-    for (int c = 0; c < (b.affine ? 1 : q); ++c)
-      for (int bb = 0; bb < (b.affine ? 1 : q); ++bb)
-        for (int a = 0; a < (b.affine ? 1 : q); ++a) {
-          const double r = b.affine ? 0.0 : t.x[a], s = b.affine ? 0.0 : t.x[bb],
-                       tt = b.affine ? 0.0 : t.x[c];
-          double det;
-          const Mat3 A = adjugate(b.affine ? mesh::jacobian(mesh, e, r, s, tt)
-                                           : grid_jacobian(Jg, a + q * (bb + q * c)),
-                                  det);
-          if (!(det > 0.0))
-            DG_INPUT_ERROR("element " << g << ": det J = " << det
-                                      << " <= 0 at the quadrature point (" << r << ", " << s << ", "
-                                      << tt << "): the element is inverted or too strongly curved");
-          const int pt = a + q * (bb + q * c);
-          for (int d = 0; d < 3; ++d)
-            for (int i = 0; i < 3; ++i)
-              hvgeo(e, pt, 3 * d + i) = A[d][i];
-          hvgeo(e, pt, 9) = det;
-        }
     double max_area = 0.0;
     const double vol = volumes[e];
     hvol(e) = vol;

@@ -1041,15 +1041,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         // The map's coefficients (trilinear_coefficients): one thread per component, its
         // eight vertex values read once.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 3), [&](int idx) {
-          const int k = idx / 3, i = idx % 3, e = elem(e0 + k);
-          double x[8], c[8];
-          DG_UNROLL
-          for (int v = 0; v < 8; ++v)
-            x[v] = verts(e, v, i);
-          trilinear_coefficients(x, c);
-          DG_UNROLL
-          for (int g = 0; g < 8; ++g)
-            base[k * ED + OG + 3 * g + i] = c[g];
+          const int k = idx / 3, i = idx % 3;
+          trilinear_coefficients(ViewVertices{verts, elem(e0 + k)}, i, base + k * ED + OG);
         });
       } else if (geo() == PencilGeometry::record || aff()) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](int k) {
