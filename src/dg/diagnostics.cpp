@@ -60,6 +60,76 @@ KOKKOS_INLINE_FUNCTION void grid_point(const View3& verts, const View3& nodes, i
   const double r[3] = {x(pt % Q), x((pt / Q) % Q), x(pt / (Q * Q))};
   element_map(verts, nodes, k, e, r, xp, &det);
 }
+
+/// The Q_k map of a curved element on the Q^3 grid x(a) x(b) x(c), by sum factorisation (as
+/// mesh::jacobian_grid on the host): each component of the position and of the Jacobian's three
+/// columns is a backward transform of the element's (k+1)^3 node values with the 1-D Lagrange
+/// tables L and D. 12 transforms of O(k Q^3) each instead of (k+1)^3 terms at each point.
+struct CurvedGrid {
+  View1 L, D; // (point a, node i) at a (k + 1) + i: l_i(x_a), l_i'(x_a)
+  int k = 1, Q = 0;
+  bool on = false; // curved, and the transforms' temporaries hold the node grid
+  /// Team scratch in doubles: the node values and the 12 grids.
+  KOKKOS_INLINE_FUNCTION int doubles() const {
+    return on ? 3 * (k + 1) * (k + 1) * (k + 1) + 12 * Q * Q * Q : 0;
+  }
+  /// S <- the grids of element e: component i of the position at S[i Q^3 + pt], of column j
+  /// (d/dr, d/ds, d/dt) at S[(3 + 3 j + i) Q^3 + pt]. T1, T2: the transforms' temporaries
+  /// (>= (k+1)^2 Q and (k+1) Q^2). Ends with a team barrier.
+  KOKKOS_INLINE_FUNCTION void eval(const TeamMember& team, const View3& nodes, int e, double* S,
+                                   double* T1, double* T2) const {
+    const int n1 = k + 1, N3 = n1 * n1 * n1, Q3 = Q * Q * Q;
+    double* X = S + 12 * Q3;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 3 * N3),
+                         [&](int m) { X[m] = nodes(e, m % N3, m / N3); });
+    team.team_barrier();
+    const double *l = L.data(), *d = D.data();
+    for (int i = 0; i < 3; ++i) {
+      const double* Xi = X + i * N3;
+      sf::backward(team, Xi, S + i * Q3, T1, T2, n1, Q, l, l, l);
+      sf::backward(team, Xi, S + (3 + i) * Q3, T1, T2, n1, Q, d, l, l);
+      sf::backward(team, Xi, S + (6 + i) * Q3, T1, T2, n1, Q, l, d, l);
+      sf::backward(team, Xi, S + (9 + i) * Q3, T1, T2, n1, Q, l, l, d);
+    }
+  }
+  /// Position and |J| at point pt from the grids.
+  KOKKOS_INLINE_FUNCTION void at(const double* S, int pt, double xp[3], double& det) const {
+    const int Q3 = Q * Q * Q;
+    double J[3][3];
+    for (int i = 0; i < 3; ++i) {
+      xp[i] = S[i * Q3 + pt];
+      for (int j = 0; j < 3; ++j)
+        J[i][j] = S[(3 + 3 * j + i) * Q3 + pt];
+    }
+    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+          J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+          J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+  }
+};
+
+/// The tables of a CurvedGrid for the block's geometric order k on the 1-D points x, for teams
+/// whose transform temporaries are M^3 (off for k = 1, where the trilinear map is cheap at each
+/// point, and where k + 1 > M: then the Q_k map is evaluated at each point).
+CurvedGrid curved_grid(const ElementBlock& block, const std::vector<double>& x, int M) {
+  CurvedGrid g;
+  g.k = block.gorder;
+  g.Q = static_cast<int>(x.size());
+  const int n1 = g.k + 1;
+  g.on = g.k > 1 && n1 <= M;
+  if (!g.on) return g;
+  std::vector<double> L(x.size() * n1), D(x.size() * n1);
+  for (std::size_t a = 0; a < x.size(); ++a) {
+    double l[qk::max_order + 1], dl[qk::max_order + 1];
+    qk::lagrange(g.k, x[a], l, dl);
+    for (int i = 0; i < n1; ++i) {
+      L[a * n1 + i] = l[i];
+      D[a * n1 + i] = dl[i];
+    }
+  }
+  g.L = points_view(L);
+  g.D = points_view(D);
+  return g;
+}
 } // namespace
 
 namespace {
@@ -91,7 +161,8 @@ void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int i
   const View3 verts = block.verts, vgeo = block.vgeo, nodes = block.nodes;
   const int gk = block.gorder;
   const bool affine = block.affine;
-  const size_t bytes = two_cubes(P, Q) + sizeof(double) * P3; // + R
+  const CurvedGrid cg = curved_grid(block, ht.x, P > Q ? P : Q);
+  const size_t bytes = two_cubes(P, Q) + sizeof(double) * (P3 + cg.doubles()); // + R, the map
   // b, kept for the sweeps after the first.
   const View2 load = iterations > 1 ? View2("dg::project::load", block.nelem, P3) : View2();
   Kokkos::deep_copy(u, 0.0);
@@ -100,13 +171,17 @@ void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int i
         "dg::project", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
           const int e = team.league_rank();
           const double* B = tb.B.data();
-          const ElementValues ev(team, u, e, P, Q, B, bytes, P3);
-          double *T1 = ev.T1, *T2 = ev.T2, *U = ev.U, *V = ev.V, *R = ev.extra;
+          const ElementValues ev(team, u, e, P, Q, B, bytes, P3 + cg.doubles());
+          double *T1 = ev.T1, *T2 = ev.T2, *U = ev.U, *V = ev.V, *R = ev.extra, *S = R + P3;
           if (it == 0) { // V <- w |J| f, so that R <- b
+            if (cg.on) cg.eval(team, nodes, e, S, T1, T2);
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
               const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
               double xp[3], det;
-              grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
+              if (cg.on)
+                cg.at(S, pt, xp, det);
+              else
+                grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
               V[pt] = tb.w(a) * tb.w(b) * tb.w(c) * det * fn(e, pt, xp);
             });
           } else { // V <- w |J| out, so that R <- M out
@@ -173,20 +248,25 @@ Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool wi
   const int gk = block.gorder;
   const View2 u = block.u;
   View2 per("dg::diagnostics::per_element", block.nelem, 6);
-  const size_t bytes = two_cubes(P, Q) + sizeof(double) * (2 * Q3 + 24); // + W, Err, M
+  const CurvedGrid cg = curved_grid(block, ht.x, P > Q ? P : Q);
+  const int n_extra = 2 * Q3 + 24 + cg.doubles(); // W, Err, M, the curved map's grids
+  const size_t bytes = two_cubes(P, Q) + sizeof(double) * n_extra;
   Kokkos::parallel_for(
       "dg::diagnostics", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
         const int e = team.league_rank();
-        const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, 2 * Q3 + 24);
+        const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, n_extra);
         const double* V = ev.V;
-        double* W = ev.extra;          // w |J| at each point
-        double* Err = ev.extra + Q3;   // u - exact at each point (0 without error)
-        double* M = ev.extra + 2 * Q3; // trilinear maps: the polynomial's coefficients
+        double* W = ev.extra;               // w |J| at each point
+        double* Err = ev.extra + Q3;        // u - exact at each point (0 without error)
+        double* M = ev.extra + 2 * Q3;      // trilinear maps: the polynomial's coefficients
+        double* S = ev.extra + 2 * Q3 + 24; // curved maps: the grids of CurvedGrid
         if (gk <= 1) {
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 3), [&](int i) {
             trilinear_coefficients(ViewVertices{verts, e}, i, M);
           });
           team.team_barrier();
+        } else if (cg.on) {
+          cg.eval(team, nodes, e, S, ev.T1, ev.T2);
         }
         // The geometry and the exact solution once per point; then the reductions.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
@@ -195,6 +275,8 @@ Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool wi
           if (gk <= 1) {
             const double r[3] = {x(a), x(b), x(c)};
             trilinear_point_det(M, r, xp, det);
+          } else if (cg.on) {
+            cg.at(S, pt, xp, det);
           } else {
             grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
           }
@@ -281,15 +363,21 @@ void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
   const View2 u = block.u, vals = values;
   const View3 verts = block.verts, xyz = coords, nodes = block.nodes;
   const int gk = block.gorder;
-  const size_t bytes = two_cubes(P, Q);
+  const CurvedGrid cg = curved_grid(block, pts, P > Q ? P : Q);
+  const size_t bytes = two_cubes(P, Q) + sizeof(double) * cg.doubles();
   Kokkos::parallel_for(
       "dg::sample", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
         const int e = team.league_rank();
-        const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, 0);
+        const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, cg.doubles());
         const double* V = ev.V;
+        double* S = ev.extra;
+        if (cg.on) cg.eval(team, nodes, e, S, ev.T1, ev.T2);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
           double xp[3], det;
-          grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
+          if (cg.on)
+            cg.at(S, pt, xp, det);
+          else
+            grid_point(verts, nodes, gk, e, x, Q, pt, xp, det);
           vals(e, pt) = V[pt];
           for (int d = 0; d < 3; ++d)
             xyz(e, pt, d) = xp[d];
