@@ -64,6 +64,25 @@ TEST_CASE("Q_k map: the Jacobian on a tensor grid by sum factorisation equals th
             for (int j = 0; j < 3; ++j)
               CHECK(std::fabs(J[9 * (a + n * (b + n * c)) + 3 * i + j] - J0[i][j]) < 1e-13);
         }
+    // Each direction its own points: a face grid (one point in the normal direction) and a
+    // grid of three different sizes.
+    const std::vector<double> one = {1.0}, three = {-0.6, 0.1, 0.9};
+    const std::vector<double>* grids[2][3] = {{&x, &one, &x}, {&three, &x, &one}};
+    for (const auto& g : grids) {
+      const std::vector<double>&xr = *g[0], &xs = *g[1], &xt = *g[2];
+      const int nr = static_cast<int>(xr.size()), ns = static_cast<int>(xs.size()),
+                nt = static_cast<int>(xt.size());
+      mesh::jacobian_grid(m, 0, xr, xs, xt, J);
+      REQUIRE(J.size() == 9u * nr * ns * nt);
+      for (int c = 0; c < nt; ++c)
+        for (int b = 0; b < ns; ++b)
+          for (int a = 0; a < nr; ++a) {
+            const auto J0 = mesh::jacobian(m, 0, xr[a], xs[b], xt[c]);
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j)
+                CHECK(std::fabs(J[9 * (a + nr * (b + ns * c)) + 3 * i + j] - J0[i][j]) < 1e-13);
+          }
+    }
   }
 }
 

@@ -57,16 +57,23 @@ double grid_volume(const std::vector<double>& J, const HostTables& t) {
   return v;
 }
 
-/// Area of face f of element e (Gauss quadrature of |n dS|).
-double face_area(const mesh::HexMesh& m, std::int64_t e, int f, const HostTables& t) {
+/// The Jacobian of element e on the q^2 points of face f, point i + q j as in face_metric
+/// (mesh::jacobian_grid with the face's coordinate fixed at -1 or +1).
+void face_jacobian_grid(const mesh::HexMesh& m, std::int64_t e, int f, const HostTables& t,
+                        std::vector<double>& J) {
+  const std::vector<double> side{f % 2 ? 1.0 : -1.0};
+  const int d = f / 2;
+  mesh::jacobian_grid(m, e, d == 0 ? side : t.x, d == 1 ? side : t.x, d == 2 ? side : t.x, J);
+}
+
+/// Area of a face (Gauss quadrature of |n dS|) from its Jacobian grid.
+double face_area(const std::vector<double>& Jf, int f, const HostTables& t) {
   const int d = f / 2;
   double area = 0.0;
   for (int j = 0; j < t.Q; ++j)
     for (int i = 0; i < t.Q; ++i) {
-      double r[3];
-      hex::face_point(f, t.x[i], t.x[j], r);
       double det;
-      const Mat3 A = adjugate(mesh::jacobian(m, e, r[0], r[1], r[2]), det);
+      const Mat3 A = adjugate(grid_jacobian(Jf, i + t.Q * j), det);
       area +=
           t.w[i] * t.w[j] * std::sqrt(A[d][0] * A[d][0] + A[d][1] * A[d][1] + A[d][2] * A[d][2]);
     }
@@ -84,17 +91,23 @@ IView2 device_ints(const std::string& label, const std::vector<int>& v, int n) {
 }
 
 /// Face metric records of face f of element e at its q^2 points (one when affine): unit normal,
-/// dS, J^{-1} n. n dS = sign * row d of adj(J) (Nanson), J^{-1} n = adj(J) n / |J|.
+/// dS, J^{-1} n. n dS = sign * row d of adj(J) (Nanson), J^{-1} n = adj(J) n / |J|. Jf: the
+/// face's Jacobian grid (face_jacobian_grid), used when not affine.
 template <class HostFgeo>
 void face_metric(const mesh::HexMesh& mesh, int e, int f, bool affine, const HostTables& t,
-                 const HostFgeo& hfgeo) {
+                 const std::vector<double>& Jf, const HostFgeo& hfgeo) {
   const int d = f / 2, side = f % 2, q = t.Q;
   for (int j = 0; j < (affine ? 1 : q); ++j)
     for (int i = 0; i < (affine ? 1 : q); ++i) {
-      double r[3];
-      hex::face_point(f, affine ? 0.0 : t.x[i], affine ? 0.0 : t.x[j], r);
       double det;
-      const Mat3 A = adjugate(mesh::jacobian(mesh, e, r[0], r[1], r[2]), det);
+      Mat3 A;
+      if (affine) {
+        double r[3];
+        hex::face_point(f, 0.0, 0.0, r);
+        A = adjugate(mesh::jacobian(mesh, e, r[0], r[1], r[2]), det);
+      } else {
+        A = adjugate(grid_jacobian(Jf, i + q * j), det);
+      }
       const double sg = side ? 1.0 : -1.0;
       double n[3] = {sg * A[d][0], sg * A[d][1], sg * A[d][2]};
       const double dS = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -216,6 +229,7 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
   const double pp = (order + 1.0) * (order + 1.0);
   std::vector<int> inner, halo;
 
+  std::vector<double> Jf; // the Jacobian on a face's points
   for (int e = 0; e < E; ++e) {
     const std::int64_t g = local_ids[e];
     for (int v = 0; v < 8; ++v)
@@ -229,8 +243,9 @@ ElementBlock build_element_block(const mesh::LocalMesh& local, const std::vector
     hvol(e) = vol;
     bool touches_ghost = false;
     for (int f = 0; f < 6; ++f) {
-      face_metric(mesh, e, f, b.affine, t, hfgeo);
-      const double area = face_area(mesh, e, f, t);
+      face_jacobian_grid(mesh, e, f, t, Jf);
+      face_metric(mesh, e, f, b.affine, t, Jf, hfgeo);
+      const double area = face_area(Jf, f, t);
       max_area = std::max(max_area, area);
       const mesh::FaceLink& L = local.link(e, f);
       double ratio = area / vol;

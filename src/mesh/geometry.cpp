@@ -126,68 +126,83 @@ std::array<std::array<double, 3>, 3> jacobian(const HexMesh& mesh, std::int64_t 
   return J;
 }
 
-void jacobian_grid(const HexMesh& mesh, std::int64_t e, const std::vector<double>& x,
+void jacobian_grid(const HexMesh& mesh, std::int64_t e, const std::vector<double>& xr,
+                   const std::vector<double>& xs, const std::vector<double>& xt,
                    std::vector<double>& J) {
-  const int k = mesh.order, n1 = k + 1, n = static_cast<int>(x.size());
-  // 1-D tables: L[a n1 + i] = l_i(x_a), D the derivatives.
-  std::vector<double> L(n * n1), D(n * n1);
-  for (int a = 0; a < n; ++a) {
-    double l[qk::max_order + 1], dl[qk::max_order + 1];
-    qk::lagrange(k, x[a], l, dl);
-    for (int i = 0; i < n1; ++i) {
-      L[a * n1 + i] = l[i];
-      D[a * n1 + i] = dl[i];
+  const int k = mesh.order, n1 = k + 1;
+  const int nr = static_cast<int>(xr.size()), ns = static_cast<int>(xs.size()),
+            nt = static_cast<int>(xt.size());
+  // 1-D tables per direction: L[a n1 + i] = l_i(x_a), D the derivatives.
+  auto tables = [&](const std::vector<double>& x, std::vector<double>& L, std::vector<double>& D) {
+    L.resize(x.size() * n1);
+    D.resize(x.size() * n1);
+    for (std::size_t a = 0; a < x.size(); ++a) {
+      double l[qk::max_order + 1], dl[qk::max_order + 1];
+      qk::lagrange(k, x[a], l, dl);
+      for (int i = 0; i < n1; ++i) {
+        L[a * n1 + i] = l[i];
+        D[a * n1 + i] = dl[i];
+      }
     }
-  }
+  };
+  std::vector<double> Lr, Dr, Ls, Ds, Lt, Dt;
+  tables(xr, Lr, Dr);
+  tables(xs, Ls, Ds);
+  tables(xt, Lt, Dt);
   // Along r: A0 = L X, A1 = D X at (a, nb, nc); along s: B00 = L A0, B01 = D A0, B10 = L A1 at
   // (a, b, nc); along t: J_r = L B10, J_s = L B01, J_t = D B00. Component by component.
-  std::vector<double> A0(n * n1 * n1), A1(n * n1 * n1), B00(n * n * n1), B01(n * n * n1),
-      B10(n * n * n1);
-  J.assign(9 * static_cast<std::size_t>(n) * n * n, 0.0);
+  std::vector<double> A0(nr * n1 * n1), A1(nr * n1 * n1), B00(nr * ns * n1), B01(nr * ns * n1),
+      B10(nr * ns * n1);
+  J.assign(9 * static_cast<std::size_t>(nr) * ns * nt, 0.0);
   for (int i = 0; i < 3; ++i) {
     for (int nc = 0; nc < n1; ++nc)
       for (int nb = 0; nb < n1; ++nb)
-        for (int a = 0; a < n; ++a) {
+        for (int a = 0; a < nr; ++a) {
           double v0 = 0.0, v1 = 0.0;
           for (int na = 0; na < n1; ++na) {
             const double X = mesh.coords[3 * mesh.node(e, na + n1 * (nb + n1 * nc)) + i];
-            v0 += L[a * n1 + na] * X;
-            v1 += D[a * n1 + na] * X;
+            v0 += Lr[a * n1 + na] * X;
+            v1 += Dr[a * n1 + na] * X;
           }
-          A0[a + n * (nb + n1 * nc)] = v0;
-          A1[a + n * (nb + n1 * nc)] = v1;
+          A0[a + nr * (nb + n1 * nc)] = v0;
+          A1[a + nr * (nb + n1 * nc)] = v1;
         }
     for (int nc = 0; nc < n1; ++nc)
-      for (int b = 0; b < n; ++b)
-        for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < ns; ++b)
+        for (int a = 0; a < nr; ++a) {
           double v00 = 0.0, v01 = 0.0, v10 = 0.0;
           for (int nb = 0; nb < n1; ++nb) {
-            const int src = a + n * (nb + n1 * nc);
-            v00 += L[b * n1 + nb] * A0[src];
-            v01 += D[b * n1 + nb] * A0[src];
-            v10 += L[b * n1 + nb] * A1[src];
+            const int src = a + nr * (nb + n1 * nc);
+            v00 += Ls[b * n1 + nb] * A0[src];
+            v01 += Ds[b * n1 + nb] * A0[src];
+            v10 += Ls[b * n1 + nb] * A1[src];
           }
-          const int dst = a + n * (b + n * nc);
+          const int dst = a + nr * (b + ns * nc);
           B00[dst] = v00;
           B01[dst] = v01;
           B10[dst] = v10;
         }
-    for (int c = 0; c < n; ++c)
-      for (int b = 0; b < n; ++b)
-        for (int a = 0; a < n; ++a) {
+    for (int c = 0; c < nt; ++c)
+      for (int b = 0; b < ns; ++b)
+        for (int a = 0; a < nr; ++a) {
           double jr = 0.0, js = 0.0, jt = 0.0;
           for (int nc = 0; nc < n1; ++nc) {
-            const int src = a + n * (b + n * nc);
-            jr += L[c * n1 + nc] * B10[src];
-            js += L[c * n1 + nc] * B01[src];
-            jt += D[c * n1 + nc] * B00[src];
+            const int src = a + nr * (b + ns * nc);
+            jr += Lt[c * n1 + nc] * B10[src];
+            js += Lt[c * n1 + nc] * B01[src];
+            jt += Dt[c * n1 + nc] * B00[src];
           }
-          double* Jp = &J[9 * (a + n * (b + static_cast<std::size_t>(n) * c)) + 3 * i];
+          double* Jp = &J[9 * (a + nr * (b + static_cast<std::size_t>(ns) * c)) + 3 * i];
           Jp[0] = jr;
           Jp[1] = js;
           Jp[2] = jt;
         }
   }
+}
+
+void jacobian_grid(const HexMesh& mesh, std::int64_t e, const std::vector<double>& x,
+                   std::vector<double>& J) {
+  jacobian_grid(mesh, e, x, x, x, J);
 }
 
 double jacobian_determinant(const HexMesh& mesh, std::int64_t e, double r, double s, double t) {

@@ -94,6 +94,11 @@ std::array<std::array<double, 3>, 3> jacobian(const HexMesh& mesh, std::int64_t 
 /// by sum factorisation (about 12 (k+1) n^3 flops instead of jacobian's 12 (k+1)^3 a point).
 void jacobian_grid(const HexMesh& mesh, std::int64_t e, const std::vector<double>& x,
                    std::vector<double>& J);
+/// ... on the grid xr x xs x xt of its own points per direction: pt = a + nr (b + ns c) (a face
+/// grid: one point, -1 or +1, in the normal direction).
+void jacobian_grid(const HexMesh& mesh, std::int64_t e, const std::vector<double>& xr,
+                   const std::vector<double>& xs, const std::vector<double>& xt,
+                   std::vector<double>& J);
 
 /// det J of element e at reference point (r,s,t).
 double jacobian_determinant(const HexMesh& mesh, std::int64_t e, double r, double s, double t);
