@@ -62,35 +62,82 @@ KOKKOS_INLINE_FUNCTION void grid_point(const View3& verts, const View3& nodes, i
 }
 
 /// The Q_k map of a curved element on the Q^3 grid x(a) x(b) x(c), by sum factorisation (as
-/// mesh::jacobian_grid on the host): each component of the position and of the Jacobian's three
-/// columns is a backward transform of the element's (k+1)^3 node values with the 1-D Lagrange
-/// tables L and D. 12 transforms of O(k Q^3) each instead of (k+1)^3 terms at each point.
+/// mesh::jacobian_grid on the host): the element's (k+1)^3 node values contracted along r with
+/// the 1-D Lagrange tables L and D (A0 = L X, A1 = D X), then along s (B00 = L A0, B01 = D A0,
+/// B10 = L A1), then along t (x = L B00, dx/dr = L B10, dx/ds = L B01, dx/dt = D B00), the three
+/// components together: about 12 (k+1) Q^3 multiply-adds instead of (k+1)^3 terms at each point.
 struct CurvedGrid {
   View1 L, D; // (point a, node i) at a (k + 1) + i: l_i(x_a), l_i'(x_a)
   int k = 1, Q = 0;
-  bool on = false; // curved, and the transforms' temporaries hold the node grid
-  /// Team scratch in doubles: the node values and the 12 grids.
+  bool on = false; // curved: the grids in team scratch; else the map at each point
+  /// Team scratch in doubles: the node values, the intermediates and the 12 grids.
   KOKKOS_INLINE_FUNCTION int doubles() const {
-    return on ? 3 * (k + 1) * (k + 1) * (k + 1) + 12 * Q * Q * Q : 0;
+    const int n1 = k + 1;
+    return on ? 3 * n1 * n1 * n1 + 6 * Q * n1 * n1 + 9 * Q * Q * n1 + 12 * Q * Q * Q : 0;
   }
   /// S <- the grids of element e: component i of the position at S[i Q^3 + pt], of column j
-  /// (d/dr, d/ds, d/dt) at S[(3 + 3 j + i) Q^3 + pt]. T1, T2: the transforms' temporaries
-  /// (>= (k+1)^2 Q and (k+1) Q^2). Ends with a team barrier.
-  KOKKOS_INLINE_FUNCTION void eval(const TeamMember& team, const View3& nodes, int e, double* S,
-                                   double* T1, double* T2) const {
-    const int n1 = k + 1, N3 = n1 * n1 * n1, Q3 = Q * Q * Q;
-    double* X = S + 12 * Q3;
+  /// (d/dr, d/ds, d/dt) at S[(3 + 3 j + i) Q^3 + pt]; the scratch after them holds the node
+  /// values and the intermediates. Ends with a team barrier.
+  KOKKOS_INLINE_FUNCTION void eval(const TeamMember& team, const View3& nodes, int e,
+                                   double* S) const {
+    const int n1 = k + 1, N3 = n1 * n1 * n1, Q3 = Q * Q * Q, NA = Q * n1 * n1, NB = Q * Q * n1;
+    double* X = S + 12 * Q3; // component i at X[i N3 + node]
+    double* A = X + 3 * N3;  // A0 of component i at A[2 i NA + idx], A1 at A[(2 i + 1) NA + idx]
+    double* B = A + 6 * NA;  // B00, B01, B10 of component i at B[(3 i + m) NB + idx]
+    const double *l = L.data(), *d = D.data();
+    const int q = Q;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 3 * N3),
                          [&](int m) { X[m] = nodes(e, m % N3, m / N3); });
     team.team_barrier();
-    const double *l = L.data(), *d = D.data();
-    for (int i = 0; i < 3; ++i) {
-      const double* Xi = X + i * N3;
-      sf::backward(team, Xi, S + i * Q3, T1, T2, n1, Q, l, l, l);
-      sf::backward(team, Xi, S + (3 + i) * Q3, T1, T2, n1, Q, d, l, l);
-      sf::backward(team, Xi, S + (6 + i) * Q3, T1, T2, n1, Q, l, d, l);
-      sf::backward(team, Xi, S + (9 + i) * Q3, T1, T2, n1, Q, l, l, d);
-    }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, NA), [&](int idx) { // (a, nb, nc)
+      const int a = idx % q, rest = idx / q;
+      for (int i = 0; i < 3; ++i) {
+        const double* x = X + i * N3 + n1 * rest;
+        double v0 = 0.0, v1 = 0.0;
+        for (int na = 0; na < n1; ++na) {
+          v0 += l[a * n1 + na] * x[na];
+          v1 += d[a * n1 + na] * x[na];
+        }
+        A[2 * i * NA + idx] = v0;
+        A[(2 * i + 1) * NA + idx] = v1;
+      }
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, NB), [&](int idx) { // (a, b, nc)
+      const int a = idx % q, b = (idx / q) % q, nc = idx / (q * q);
+      for (int i = 0; i < 3; ++i) {
+        const double *a0 = A + 2 * i * NA + a + q * n1 * nc, *a1 = a0 + NA;
+        double v00 = 0.0, v01 = 0.0, v10 = 0.0;
+        for (int nb = 0; nb < n1; ++nb) {
+          v00 += l[b * n1 + nb] * a0[q * nb];
+          v01 += d[b * n1 + nb] * a0[q * nb];
+          v10 += l[b * n1 + nb] * a1[q * nb];
+        }
+        B[3 * i * NB + idx] = v00;
+        B[(3 * i + 1) * NB + idx] = v01;
+        B[(3 * i + 2) * NB + idx] = v10;
+      }
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) { // (a, b, c)
+      const int ab = pt % (q * q), c = pt / (q * q);
+      for (int i = 0; i < 3; ++i) {
+        const double *b00 = B + 3 * i * NB + ab, *b01 = b00 + NB, *b10 = b01 + NB;
+        double x = 0.0, jr = 0.0, js = 0.0, jt = 0.0;
+        for (int nc = 0; nc < n1; ++nc) {
+          const double lc = l[c * n1 + nc];
+          x += lc * b00[q * q * nc];
+          jr += lc * b10[q * q * nc];
+          js += lc * b01[q * q * nc];
+          jt += d[c * n1 + nc] * b00[q * q * nc];
+        }
+        S[i * Q3 + pt] = x;
+        S[(3 + i) * Q3 + pt] = jr;
+        S[(6 + i) * Q3 + pt] = js;
+        S[(9 + i) * Q3 + pt] = jt;
+      }
+    });
+    team.team_barrier();
   }
   /// Position and |J| at point pt from the grids.
   KOKKOS_INLINE_FUNCTION void at(const double* S, int pt, double xp[3], double& det) const {
@@ -107,15 +154,14 @@ struct CurvedGrid {
   }
 };
 
-/// The tables of a CurvedGrid for the block's geometric order k on the 1-D points x, for teams
-/// whose transform temporaries are M^3 (off for k = 1, where the trilinear map is cheap at each
-/// point, and where k + 1 > M: then the Q_k map is evaluated at each point).
-CurvedGrid curved_grid(const ElementBlock& block, const std::vector<double>& x, int M) {
+/// The tables of a CurvedGrid for the block's geometric order k on the 1-D points x (off for
+/// k = 1, where the trilinear map is cheap at each point).
+CurvedGrid curved_grid(const ElementBlock& block, const std::vector<double>& x) {
   CurvedGrid g;
   g.k = block.gorder;
   g.Q = static_cast<int>(x.size());
   const int n1 = g.k + 1;
-  g.on = g.k > 1 && n1 <= M;
+  g.on = g.k > 1;
   if (!g.on) return g;
   std::vector<double> L(x.size() * n1), D(x.size() * n1);
   for (std::size_t a = 0; a < x.size(); ++a) {
@@ -161,7 +207,7 @@ void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int i
   const View3 verts = block.verts, vgeo = block.vgeo, nodes = block.nodes;
   const int gk = block.gorder;
   const bool affine = block.affine;
-  const CurvedGrid cg = curved_grid(block, ht.x, P > Q ? P : Q);
+  const CurvedGrid cg = curved_grid(block, ht.x);
   const size_t bytes = two_cubes(P, Q) + sizeof(double) * (P3 + cg.doubles()); // + R, the map
   // b, kept for the sweeps after the first.
   const View2 load = iterations > 1 ? View2("dg::project::load", block.nelem, P3) : View2();
@@ -174,7 +220,7 @@ void project_impl(const ElementBlock& block, const Fn& fn, const View2& u, int i
           const ElementValues ev(team, u, e, P, Q, B, bytes, P3 + cg.doubles());
           double *T1 = ev.T1, *T2 = ev.T2, *U = ev.U, *V = ev.V, *R = ev.extra, *S = R + P3;
           if (it == 0) { // V <- w |J| f, so that R <- b
-            if (cg.on) cg.eval(team, nodes, e, S, T1, T2);
+            if (cg.on) cg.eval(team, nodes, e, S);
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
               const int a = pt % Q, b = (pt / Q) % Q, c = pt / (Q * Q);
               double xp[3], det;
@@ -248,7 +294,7 @@ Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool wi
   const int gk = block.gorder;
   const View2 u = block.u;
   View2 per("dg::diagnostics::per_element", block.nelem, 6);
-  const CurvedGrid cg = curved_grid(block, ht.x, P > Q ? P : Q);
+  const CurvedGrid cg = curved_grid(block, ht.x);
   const int n_extra = 2 * Q3 + 24 + cg.doubles(); // W, Err, M, the curved map's grids
   const size_t bytes = two_cubes(P, Q) + sizeof(double) * n_extra;
   Kokkos::parallel_for(
@@ -266,7 +312,7 @@ Diagnostics diagnostics_impl(const ElementBlock& block, const Fn& exact, bool wi
           });
           team.team_barrier();
         } else if (cg.on) {
-          cg.eval(team, nodes, e, S, ev.T1, ev.T2);
+          cg.eval(team, nodes, e, S);
         }
         // The geometry and the exact solution once per point; then the reductions.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
@@ -363,7 +409,7 @@ void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
   const View2 u = block.u, vals = values;
   const View3 verts = block.verts, xyz = coords, nodes = block.nodes;
   const int gk = block.gorder;
-  const CurvedGrid cg = curved_grid(block, pts, P > Q ? P : Q);
+  const CurvedGrid cg = curved_grid(block, pts);
   const size_t bytes = two_cubes(P, Q) + sizeof(double) * cg.doubles();
   Kokkos::parallel_for(
       "dg::sample", policy_for(block.nelem, bytes), KOKKOS_LAMBDA(const TeamMember& team) {
@@ -371,7 +417,7 @@ void sample(const ElementBlock& block, int n, View2& values, View3& coords) {
         const ElementValues ev(team, u, e, P, Q, tb.B.data(), bytes, cg.doubles());
         const double* V = ev.V;
         double* S = ev.extra;
-        if (cg.on) cg.eval(team, nodes, e, S, ev.T1, ev.T2);
+        if (cg.on) cg.eval(team, nodes, e, S);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Q3), [&](int pt) {
           double xp[3], det;
           if (cg.on)
