@@ -50,38 +50,34 @@ TEST_CASE("Q_k map: the Jacobian on a tensor grid by sum factorisation equals th
           "one",
           "[mesh][curved]") {
   const std::vector<double> x = {-1.0, -0.83, -0.2, 0.0, 0.41, 0.77, 1.0};
-  const int n = static_cast<int>(x.size());
+  // J of the grid xr x xs x xt against the pointwise Jacobian at each of its points.
+  auto expect_pointwise = [](const mesh::HexMesh& m, const std::vector<double>& xr,
+                             const std::vector<double>& xs, const std::vector<double>& xt,
+                             const std::vector<double>& J) {
+    const int nr = static_cast<int>(xr.size()), ns = static_cast<int>(xs.size()),
+              nt = static_cast<int>(xt.size());
+    REQUIRE(J.size() == 9u * nr * ns * nt);
+    for (int c = 0; c < nt; ++c)
+      for (int b = 0; b < ns; ++b)
+        for (int a = 0; a < nr; ++a) {
+          const auto J0 = mesh::jacobian(m, 0, xr[a], xs[b], xt[c]);
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              CHECK(std::fabs(J[9 * (a + nr * (b + ns * c)) + 3 * i + j] - J0[i][j]) < 1e-13);
+        }
+  };
   for (int k = 1; k <= 3; ++k) {
     const mesh::HexMesh m = random_element(k, 31u + k);
     std::vector<double> J;
     mesh::jacobian_grid(m, 0, x, J);
-    REQUIRE(J.size() == 9u * n * n * n);
-    for (int c = 0; c < n; ++c)
-      for (int b = 0; b < n; ++b)
-        for (int a = 0; a < n; ++a) {
-          const auto J0 = mesh::jacobian(m, 0, x[a], x[b], x[c]);
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-              CHECK(std::fabs(J[9 * (a + n * (b + n * c)) + 3 * i + j] - J0[i][j]) < 1e-13);
-        }
+    expect_pointwise(m, x, x, x, J);
     // Each direction its own points: a face grid (one point in the normal direction) and a
     // grid of three different sizes.
     const std::vector<double> one = {1.0}, three = {-0.6, 0.1, 0.9};
     const std::vector<double>* grids[2][3] = {{&x, &one, &x}, {&three, &x, &one}};
     for (const auto& g : grids) {
-      const std::vector<double>&xr = *g[0], &xs = *g[1], &xt = *g[2];
-      const int nr = static_cast<int>(xr.size()), ns = static_cast<int>(xs.size()),
-                nt = static_cast<int>(xt.size());
-      mesh::jacobian_grid(m, 0, xr, xs, xt, J);
-      REQUIRE(J.size() == 9u * nr * ns * nt);
-      for (int c = 0; c < nt; ++c)
-        for (int b = 0; b < ns; ++b)
-          for (int a = 0; a < nr; ++a) {
-            const auto J0 = mesh::jacobian(m, 0, xr[a], xs[b], xt[c]);
-            for (int i = 0; i < 3; ++i)
-              for (int j = 0; j < 3; ++j)
-                CHECK(std::fabs(J[9 * (a + nr * (b + ns * c)) + 3 * i + j] - J0[i][j]) < 1e-13);
-          }
+      mesh::jacobian_grid(m, 0, *g[0], *g[1], *g[2], J);
+      expect_pointwise(m, *g[0], *g[1], *g[2], J);
     }
   }
 }

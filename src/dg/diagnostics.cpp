@@ -5,6 +5,7 @@
 #include "dg/dg/operator.hpp"
 #include "dg/dg/sum_factorization.hpp"
 #include "dg/mesh/hex.hpp"
+#include "dg/mesh/mesh.hpp"
 
 #include <limits>
 
@@ -160,18 +161,10 @@ CurvedGrid curved_grid(const ElementBlock& block, const std::vector<double>& x) 
   CurvedGrid g;
   g.k = block.gorder;
   g.Q = static_cast<int>(x.size());
-  const int n1 = g.k + 1;
   g.on = g.k > 1;
   if (!g.on) return g;
-  std::vector<double> L(x.size() * n1), D(x.size() * n1);
-  for (std::size_t a = 0; a < x.size(); ++a) {
-    double l[qk::max_order + 1], dl[qk::max_order + 1];
-    qk::lagrange(g.k, x[a], l, dl);
-    for (int i = 0; i < n1; ++i) {
-      L[a * n1 + i] = l[i];
-      D[a * n1 + i] = dl[i];
-    }
-  }
+  std::vector<double> L, D;
+  mesh::lagrange_tables(g.k, x, L, D);
   g.L = points_view(L);
   g.D = points_view(D);
   return g;

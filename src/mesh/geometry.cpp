@@ -126,29 +126,32 @@ std::array<std::array<double, 3>, 3> jacobian(const HexMesh& mesh, std::int64_t 
   return J;
 }
 
+void lagrange_tables(int k, const std::vector<double>& x, std::vector<double>& L,
+                     std::vector<double>& D) {
+  const int n1 = k + 1;
+  L.resize(x.size() * n1);
+  D.resize(x.size() * n1);
+  for (std::size_t a = 0; a < x.size(); ++a) {
+    double l[qk::max_order + 1], dl[qk::max_order + 1];
+    qk::lagrange(k, x[a], l, dl);
+    for (int i = 0; i < n1; ++i) {
+      L[a * n1 + i] = l[i];
+      D[a * n1 + i] = dl[i];
+    }
+  }
+}
+
 void jacobian_grid(const HexMesh& mesh, std::int64_t e, const std::vector<double>& xr,
                    const std::vector<double>& xs, const std::vector<double>& xt,
                    std::vector<double>& J) {
   const int k = mesh.order, n1 = k + 1;
   const int nr = static_cast<int>(xr.size()), ns = static_cast<int>(xs.size()),
             nt = static_cast<int>(xt.size());
-  // 1-D tables per direction: L[a n1 + i] = l_i(x_a), D the derivatives.
-  auto tables = [&](const std::vector<double>& x, std::vector<double>& L, std::vector<double>& D) {
-    L.resize(x.size() * n1);
-    D.resize(x.size() * n1);
-    for (std::size_t a = 0; a < x.size(); ++a) {
-      double l[qk::max_order + 1], dl[qk::max_order + 1];
-      qk::lagrange(k, x[a], l, dl);
-      for (int i = 0; i < n1; ++i) {
-        L[a * n1 + i] = l[i];
-        D[a * n1 + i] = dl[i];
-      }
-    }
-  };
+  // 1-D tables per direction.
   std::vector<double> Lr, Dr, Ls, Ds, Lt, Dt;
-  tables(xr, Lr, Dr);
-  tables(xs, Ls, Ds);
-  tables(xt, Lt, Dt);
+  lagrange_tables(k, xr, Lr, Dr);
+  lagrange_tables(k, xs, Ls, Ds);
+  lagrange_tables(k, xt, Lt, Dt);
   // Along r: A0 = L X, A1 = D X at (a, nb, nc); along s: B00 = L A0, B01 = D A0, B10 = L A1 at
   // (a, b, nc); along t: J_r = L B10, J_s = L B01, J_t = D B00. Component by component.
   std::vector<double> A0(nr * n1 * n1), A1(nr * n1 * n1), B00(nr * ns * n1), B01(nr * ns * n1),

@@ -89,6 +89,11 @@ std::array<double, 3> map_point(const HexMesh& mesh, std::int64_t e, double r, d
 std::array<std::array<double, 3>, 3> jacobian(const HexMesh& mesh, std::int64_t e, double r,
                                               double s, double t);
 
+/// The 1-D Lagrange tables of the Q_k map's nodes at the points x: L[a (k+1) + i] = l_i(x_a),
+/// D the derivatives (the tables of jacobian_grid and of the kernels' grids).
+void lagrange_tables(int k, const std::vector<double>& x, std::vector<double>& L,
+                     std::vector<double>& D);
+
 /// The Jacobian of element e's Q_k map at every point of the tensor grid x_a x x_b x x_c of the
 /// 1-D points x (a fastest): J[9 pt + 3 i + j] = dx_i/dr_j at pt = a + n (b + n c), n = x.size(),
 /// by sum factorisation (about 12 (k+1) n^3 flops instead of jacobian's 12 (k+1)^3 a point).
