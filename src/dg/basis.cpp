@@ -103,6 +103,18 @@ View2 device_matrix(const char* label, const std::vector<double>& v, int rows, i
 }
 } // namespace
 
+void modal_matrices(const HostTables& t, std::vector<double>& S, std::vector<double>& K) {
+  S.assign(static_cast<size_t>(t.P) * t.P, 0.0);
+  K = S;
+  if (t.w.empty()) return;
+  for (int i = 0; i < t.P; ++i)
+    for (int m = 0; m < t.P; ++m)
+      for (int a = 0; a < t.Q; ++a) {
+        S[i * t.P + m] += t.w[a] * t.D[a * t.P + i] * t.B[a * t.P + m];
+        K[i * t.P + m] += t.w[a] * t.D[a * t.P + i] * t.D[a * t.P + m];
+      }
+}
+
 BasisTables to_device(const HostTables& t) {
   BasisTables d;
   d.P = t.P;
@@ -116,14 +128,8 @@ BasisTables to_device(const HostTables& t) {
   d.D = device_matrix("dg::basis::D", t.D, t.Q, t.P);
   d.E = device_matrix("dg::basis::E", t.E, 2, t.P);
   d.dE = device_matrix("dg::basis::dE", t.dE, 2, t.P);
-  std::vector<double> S(static_cast<size_t>(t.P) * t.P, 0.0), K(S);
-  if (!t.w.empty())
-    for (int i = 0; i < t.P; ++i)
-      for (int m = 0; m < t.P; ++m)
-        for (int a = 0; a < t.Q; ++a) {
-          S[i * t.P + m] += t.w[a] * t.D[a * t.P + i] * t.B[a * t.P + m];
-          K[i * t.P + m] += t.w[a] * t.D[a * t.P + i] * t.D[a * t.P + m];
-        }
+  std::vector<double> S, K;
+  modal_matrices(t, S, K);
   // The modal kernels (ModalPencil) rely on the structure of the orthonormal Legendre basis:
   // S(i, m) = 0 unless m < i and i + m odd; phi_m(-1) = (-1)^m phi_m(1).
   if (!t.w.empty() && t.Q > t.P)

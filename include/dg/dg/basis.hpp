@@ -28,6 +28,11 @@ HostTables make_tables(int order, int q);
 /// Tables at arbitrary points (no weights): used for sampling output and error quadrature.
 HostTables make_tables_at(int order, const std::vector<double>& points);
 
+/// The 1-D matrices of the modal kernels from t's quadrature, row-major (P, P):
+/// S(i, m) = sum_a w_a phi_i'(x_a) phi_m(x_a), K(i, m) = sum_a w_a phi_i'(x_a) phi_m'(x_a)
+/// (zero without weights). BasisTables' S and K are these.
+void modal_matrices(const HostTables& t, std::vector<double>& S, std::vector<double>& K);
+
 /// Device copies of HostTables.
 struct BasisTables {
   int P = 0, Q = 0;

@@ -18,7 +18,10 @@
 #include "fixed/modal_records.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <type_traits>
+#include <vector>
 
 namespace dg::fixed {
 
@@ -27,6 +30,42 @@ struct ModalPencilPath : Tensor<P, Q> {
   using T = Tensor<P, Q>;
   using T::P2;
   using T::P3;
+
+  /// Whether the pencil kernels carry their 1-D tables by value (GPUs up to p = 7, where the
+  /// functor with them stays under launch_kernel's 4 KB kernel-parameter limit).
+  static constexpr bool CT = constant_tables && P <= 8;
+
+  /// The pencil kernels' 1-D tables by value, as team scratch holds them (a placeholder of one
+  /// entry each where !CT): S and E_1 = phi(1), and with diffusion K and dE_1 = phi'(1); with
+  /// a linear velocity K holds X(i, i + 1).
+  static constexpr int CP = CT ? P : 1, CP2 = CP * CP;
+  struct ModalConstTables {
+    double S[CP2], K[CP2], E[CP], dE[CP];
+  };
+  /// The tables of a block whose basis tables have q points (modal_matrices, as to_device forms
+  /// them, so that they equal team scratch's bit for bit); linear: X in K. Made once per q.
+  static const ModalConstTables& const_tables(bool linear, int q) {
+    static std::map<int, ModalConstTables> made;
+    const int key = linear ? -q : q;
+    auto it = made.find(key);
+    if (it != made.end()) return it->second;
+    ModalConstTables t{};
+    if constexpr (CT) {
+      const HostTables h = make_tables(P - 1, q);
+      std::vector<double> S, K;
+      modal_matrices(h, S, K);
+      for (int m = 0; m < P2; ++m) {
+        t.S[m] = S[m];
+        t.K[m] = linear ? 0.0 : K[m];
+      }
+      for (int m = 0; m < P; ++m) {
+        t.E[m] = h.E[P + m];
+        t.dE[m] = h.dE[P + m];
+        if (linear) t.K[m] = (m + 1.0) / std::sqrt((2.0 * m + 1.0) * (2.0 * m + 3.0));
+      }
+    }
+    return made.emplace(key, t).first->second;
+  }
 
   /// The modal stage in pencil form: the same discretisation and answer as Modal<DIFF>,
   /// organised for few shared-memory accesses and instructions per degree of freedom (the
@@ -107,6 +146,13 @@ struct ModalPencilPath : Tensor<P, Q> {
     /// doubles after the record.
     static constexpr int RS = OF3 + (LIN ? (LREG ? 2 : 3) * UX : 0), SG = 24;
     static constexpr int ED = RS + GR + SG;
+    /// The 1-D tables by value (ModalConstTables, filled where CT), read wherever a
+    /// pass indexes them at compile time (the volume pass along x, the face values, F_d along
+    /// x): the functor lives in a constant bank (launch_kernel), so each such entry is a
+    /// constant-cache operand instead of a shared-memory load. Rows indexed by a thread's own
+    /// pencil (S(j, :), E(j), ...) stay in team scratch, where different addresses cost no
+    /// replay.
+    ModalConstTables ct{};
     /// Team scratch: the tables; one element buffer (ne ED), two when a team takes several
     /// batches (the next batch is loaded into the other); three buffers of neighbour words
     /// (6 ne each: the batch computed, the batch loaded, the batch after).
@@ -324,9 +370,10 @@ struct ModalPencilPath : Tensor<P, Q> {
     /// value, or the neighbour's as copied and re-oriented) into UP; (b) after a barrier, the
     /// face flux coefficients -(al + be X_a + ga X_b) UP into Fm (with LREG, where UP is Fm,
     /// after one more barrier); boundary data faces that are read hold their flux already
-    /// (modal_boundary_data with (a . n) dS). X holds X(i, i + 1).
+    /// (modal_boundary_data with (a . n) dS). X holds X(i, i + 1), Xc the same at compile-time
+    /// indices (ct on GPUs); E: E_1 at compile-time indices.
     KOKKOS_FORCEINLINE_FUNCTION void linear_fluxes(const TeamMember& team, const double* E,
-                                                   const double* X, double* base,
+                                                   const double* X, const double* Xc, double* base,
                                                    const long long* wds, int nl, double* f0) const {
       pencils(team, nl * P2, [&](int idx) {
         const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
@@ -349,7 +396,7 @@ struct ModalPencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int i = 0; i < P; ++i) {
           const double xx =
-              (i > 0 ? X[i - 1] * u0[i - 1] : 0.0) + (i < P - 1 ? X[i] * u0[i + 1] : 0.0);
+              (i > 0 ? Xc[i - 1] * u0[i - 1] : 0.0) + (i < P - 1 ? Xc[i] * u0[i + 1] : 0.0);
           const double xy = xym * ym[i] + xyp * yp[i], xz = xzm * zm[i] + xzp * zp[i];
           DG_UNROLL
           for (int d = 0; d < 3; ++d) {
@@ -615,19 +662,24 @@ struct ModalPencilPath : Tensor<P, Q> {
                                              double* base, const long long* wds, int bi) const {
       const bool lsrk = ep.mode == Epilogue::lsrk;
       const int e0 = bi * ne, nl = batch_elems(bi);
+      // The tables at compile-time indices: from the constant bank on GPUs (ct).
+      const double* Sc = CT ? ct.S : S;
+      const double* Kc = CT ? ct.K : K;
+      const double* Ec = CT ? ct.E : E;
+      const double* dEc = CT ? ct.dE : dE;
       if (traces_only) {
-        emit(team, S, E, dE, base, nullptr, e0, nl);
+        emit(team, S, Ec, dEc, base, nullptr, e0, nl);
         return;
       }
 
       // 2. Upwind (+ SIPG) fluxes: one thread per face coefficient (a, b) through the six faces.
       if (DIFF) {
-        face_values(team, E, dE, base, nl);
+        face_values(team, Ec, dEc, base, nl);
         team.team_barrier();
       }
       double f0[LREG ? P : 1]; // LREG: this thread's pencil of F_0
       if (LIN) {
-        linear_fluxes(team, E, K, base, wds, nl, f0);
+        linear_fluxes(team, Ec, K, Kc, base, wds, nl, f0);
       } else {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P2), [&](int idx) {
           const int k = idx / P2, ab = idx % P2, a = ab % P, b = ab / P;
@@ -648,7 +700,7 @@ struct ModalPencilPath : Tensor<P, Q> {
               Sb[q] = S[q * P + b];
             }
           } else {
-            six_face_values(U, a, b, E, t);
+            six_face_values(U, a, b, Ec, t);
           }
           DG_UNROLL
           for (int f = 0; f < 6; ++f) {
@@ -704,10 +756,10 @@ struct ModalPencilPath : Tensor<P, Q> {
             double v = 0.0, vk = 0.0;
             DG_UNROLL
             for (int q = 0; q < P; ++q) {
-              if ((i + q) % 2 == 1 && q < i) v += S[i * P + q] * u0[q];
-              if (DIFF && (i + q) % 2 == 0 && i > 0 && q > 0) vk += K[i * P + q] * u0[q];
+              if ((i + q) % 2 == 1 && q < i) v += Sc[i * P + q] * u0[q];
+              if (DIFF && (i + q) % 2 == 0 && i > 0 && q > 0) vk += Kc[i * P + q] * u0[q];
             }
-            acc[i] = c0 * v - g00 * vk + ((i % 2 == 1) ? fx1 - fx0 : fx1 + fx0) * E[i];
+            acc[i] = c0 * v - g00 * vk + ((i % 2 == 1) ? fx1 - fx0 : fx1 + fx0) * Ec[i];
           }
         }
         // y and z: one row of S (and K) each; with diffusion the contractions S U along y and
@@ -786,8 +838,8 @@ struct ModalPencilPath : Tensor<P, Q> {
             const double fd = fr[2] * D[jl], tang = CART ? 0.0 : fr[3] * la + fr[4] * lb;
             DG_UNROLL
             for (int i = 0; i < P; ++i) {
-              const double es = (s == 0 && i % 2 == 1) ? -E[i] : E[i];
-              const double des = (s == 0 && i % 2 == 0) ? -dE[i] : dE[i];
+              const double es = (s == 0 && i % 2 == 1) ? -Ec[i] : Ec[i];
+              const double des = (s == 0 && i % 2 == 0) ? -dEc[i] : dEc[i];
               acc[i] += des * fd + es * tang;
             }
           }
@@ -848,7 +900,7 @@ struct ModalPencilPath : Tensor<P, Q> {
       });
       if (lsrk && ep.emit_traces) {
         team.team_barrier();
-        emit(team, S, E, dE, base, wds, e0, nl);
+        emit(team, S, Ec, dEc, base, wds, e0, nl);
       }
     }
   };
@@ -1030,6 +1082,7 @@ struct ModalPencilPath : Tensor<P, Q> {
     Kernel k;
     auto configure = [&](int threads) {
       k = modal_kernel<Kernel>(a, traces_only, out, ne);
+      if constexpr (CT) k.ct = const_tables(LIN, a.block->tables.Q);
       k.batches = batches;
       const int nb = (n + ne - 1) / ne;
       return policy<Q, Kernel, Pol>(a.space, (nb + batches - 1) / batches, bytes(ne), k, threads,
