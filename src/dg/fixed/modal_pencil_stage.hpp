@@ -976,9 +976,11 @@ struct ModalPencilPath : Tensor<P, Q> {
   /// docs/performance.md) advection at p = 4 with 5 elements per team and advection-diffusion
   /// at p = 6 with 2 run fastest unbounded (1.02 to 1.04x the H100's settings there); the
   /// kernel for axis-aligned elements (cartesian) at p = 4 unbounded and at p = 7 with 5 teams
-  /// per SM (one element per team at both).
+  /// per SM (one element per team at both). With the tables at compile-time indices in the
+  /// constant bank (CT; --modal-elems 0..8 --pencil-bounds -1,0,5,6,8 on the H200) advection at
+  /// p = 3 runs fastest unbounded too (1.03x over 8 teams per SM).
   static constexpr int pencil_min_blocks_default(bool diffusion, bool cartesian = false) {
-    if (!diffusion) return P == 5 ? 0 : 8;
+    if (!diffusion) return P == 4 || P == 5 ? 0 : 8;
     if (cartesian && (P == 5 || P == 8)) return P == 5 ? 0 : 5;
     return P <= 4 || P == 6 || P == 7 ? 0 : (P == 5 ? 5 : (P <= 8 ? 4 : 3));
   }
