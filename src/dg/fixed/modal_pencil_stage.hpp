@@ -125,9 +125,20 @@ struct ModalPencilPath : Tensor<P, Q> {
     /// derivatives);
     /// LIN: UP (the upwind side's face coefficients, 6 P^2; in Fm with LREG) and F3 (F_0, F_1,
     /// F_2; F_1, F_2 with LREG); the record at RS.
-    /// States in scratch with x-rows of PX doubles: P + 1 where P is a multiple of 8, so that
-    /// the pencils of neighbouring threads do not fall on the same shared-memory banks.
-    static constexpr int PX = P % 8 == 0 ? P + 1 : P, PY = PX * P, UX = PY * P;
+    /// States in scratch as U(i, j, l) = U[i + PX j + PY l] (at(j, l): x-pencil (j, l)), padded
+    /// so that the pencils and rows the threads of a warp read side by side fall on different
+    /// shared-memory banks (16 banks of 8 bytes for a half-warp's doubles): x-rows of P + 1
+    /// doubles where P is a multiple of 8; x-y planes of P^2 + 3 (odd, and not 1 modulo 16)
+    /// where P is otherwise even. At P = 4 unpadded, the x-pencils P j + P^2 l of a half-warp's
+    /// 16 threads fall on 4 bank pairs, four threads each. The padding is the one of least
+    /// wavefronts in a count of the kernels' main accesses (docs/performance.md).
+    static constexpr int PX = P % 8 == 0 ? P + 1 : P;
+    static constexpr int PY = PX * P + (P % 2 == 0 && P % 8 != 0 ? 3 : 0), UX = PY * P;
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int at(int j, int l) { return PX * j + PY * l; }
+    /// The place of mode m = i + P j + P^2 l in the padded layout.
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int padded(int m) {
+      return m % P + at((m / P) % P, m / P2);
+    }
     /// LIN on GPUs (LREG): the launch gives each (element, pencil) of a pass its own thread
     /// (launch_pencil), so that F_0, which the thread of x-pencil (j, l) forms and then alone
     /// contracts, stays in its registers from the flux pass to the volume pass, and the upwind
@@ -179,7 +190,7 @@ struct ModalPencilPath : Tensor<P, Q> {
     face_pair(const double* U, int a, int b, const double* E1, const double* dE1, double& t0,
               double& t1, double& n0, double& n1) {
       constexpr int stride = D == 0 ? 1 : (D == 1 ? PX : PY);
-      const double* v = U + (D == 0 ? PX * (a + P * b) : (D == 1 ? a + PY * b : a + PX * b));
+      const double* v = U + (D == 0 ? at(a, b) : (D == 1 ? a + PY * b : a + PX * b));
       double even = 0.0, odd = 0.0, deven = 0.0, dodd = 0.0;
       DG_UNROLL
       for (int m = 0; m < P; ++m) {
@@ -379,7 +390,7 @@ struct ModalPencilPath : Tensor<P, Q> {
         const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
         const double* U = base + k * ED;
         const double* rec = U + RS;
-        const double* u0p = U + PX * jl;
+        const double* u0p = U + at(j, l);
         // The neighbouring pencils along y and z (the pencil itself at the element's edge,
         // where its coefficient is 0).
         const double* ym = j > 0 ? u0p - PX : u0p;
@@ -392,7 +403,7 @@ struct ModalPencilPath : Tensor<P, Q> {
         DG_UNROLL
         for (int i = 0; i < P; ++i)
           u0[i] = u0p[i];
-        double* F3 = base + k * ED + OF3 + PX * jl;
+        double* F3 = base + k * ED + OF3 + at(j, l);
         DG_UNROLL
         for (int i = 0; i < P; ++i) {
           const double xx =
@@ -535,7 +546,7 @@ struct ModalPencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
         const int k = idx / P3, m = idx % P3, e = elem(e0 + k);
         double* U = base + k * ED;
-        const int pm = m + (PX - P) * (m / P); // padded position
+        const int pm = padded(m);
         copy_async<SHARED>(U + pm, &u(e, m));
         if (lsrk && !traces_only) {
           // With a = 0 (the first stage) the register is not read: 0 in its place keeps the
@@ -734,7 +745,7 @@ struct ModalPencilPath : Tensor<P, Q> {
       pencils(team, nl * P2, [&](int idx) {
         const int k = idx / P2, jl = idx % P2, j = jl % P, l = jl / P;
         const double* U = base + k * ED;
-        double* R = base + k * ED + UX + PX * jl;
+        double* R = base + k * ED + UX + at(j, l);
         const double* Fm = base + k * ED + 2 * UX;
         const double* rec = base + k * ED + RS;
         const double* G = rec + 4; // diffusion: G(d, d') = G[3 d + d']
@@ -748,7 +759,7 @@ struct ModalPencilPath : Tensor<P, Q> {
           double u0[P];
           DG_UNROLL
           for (int q = 0; q < P; ++q)
-            u0[q] = LREG ? f0[LREG ? q : 0] : Ux[PX * jl + q];
+            u0[q] = LREG ? f0[LREG ? q : 0] : Ux[at(j, l) + q];
           const double fx0 = Fm[jl], fx1 = Fm[P2 + jl];
           const double g00 = DIFF ? nu * G[0] : 0.0;
           DG_UNROLL
@@ -887,7 +898,7 @@ struct ModalPencilPath : Tensor<P, Q> {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * P3), [&](int idx) {
         const int k = idx / P3, m = idx % P3, e = elem(e0 + k);
         double* U = base + k * ED;
-        const int pm = m + (PX - P) * (m / P);
+        const int pm = padded(m);
         const double kr = U[UX + pm];
         if (lsrk) {
           if (ep.keep_reg) reg(e, m) = kr;
