@@ -390,9 +390,12 @@ TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state 
   // steps: warped and perturbed meshes, periodic, Dirichlet, outflow and Neumann faces, the
   // rotation, a diffusivity field, Q2 elements; the per-point tables read where the passes use
   // them and staged in team scratch first (where they fit: p <= 5), and (CPUs) the trilinear
-  // map at each point.
-  KernelVariant tables, recompute, staged;
+  // map at each point, with the face points' geometry from the map or from the per-point face
+  // tables (Stage's MAP = 5, where the map applies).
+  KernelVariant tables, recompute, staged, faces;
   recompute.qpencil_recompute = true;
+  faces.qpencil_recompute = true;
+  faces.qpencil_face_tables = 1;
   staged.qpencil_diffusion_map = 0;
   staged.qpencil_stage_tables = 1;
   struct Case {
@@ -412,13 +415,14 @@ TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state 
       {{"mesh.box=-nx 3 -periodic xz -curve 2"}, "Q2 elements"}};
   for (int p : {1, 2, 3, 4, 7})
     for (const Case& c : cases)
-      for (const KernelVariant* v : {&tables, &recompute, &staged}) {
+      for (const KernelVariant* v : {&tables, &recompute, &staged, &faces}) {
         std::vector<std::string> sets = c.sets;
         sets.insert(sets.end(), {"discretization.order=" + std::to_string(p),
                                  "discretization.quadrature_points=" + std::to_string(p + 1)});
         const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
         INFO(c.what << ", p = " << p
                     << (v == &recompute ? ", the map at each point"
+                        : v == &faces   ? ", the map with the face tables"
                                         : (v == &staged ? ", the tables staged" : "")));
         check_nodal_against_modal(cfg, *v, 5e-4); // within the diffusive limit at p = 7
       }

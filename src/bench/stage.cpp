@@ -105,7 +105,10 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.modal_pencil = false;
   else if (var == "modal-linear-unmixed")
     v.modal_linear_mixed = false;
-  else if (var == "modal-linear-scratch")
+  else if (var == "qpencil-face-tables" || var == "qpencil-face-map") {
+    v.qpencil_diffusion_map = 1; // the map in the volume at every order
+    v.qpencil_face_tables = var == "qpencil-face-tables" ? 1 : 0;
+  } else if (var == "modal-linear-scratch")
     v.modal_linear_registers = 0;
   else if (var == "modal-linear-registers")
     v.modal_linear_registers = 1;
@@ -124,7 +127,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
         "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
         "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, "
         "qpencil-sync-loads, qpencil-modal-state, qpencil-staged-tables, "
-        "qpencil-unstaged-tables, modal, "
+        "qpencil-unstaged-tables, qpencil-face-tables, qpencil-face-map, modal, "
         "modal-entry, modal-linear-unmixed, "
         "modal-linear-scratch, modal-linear-registers, boundary-per-stage, modal-affine-general");
 }
@@ -173,7 +176,9 @@ int stage(Options& o) {
       "non-affine: the modal state through the collocated passes, not the state at the "
       "points), qpencil-staged-tables (the nodal state: the per-point tables, each element's "
       "staged in team scratch before the passes), qpencil-unstaged-tables (the same tables "
-      "read where the passes use them), "
+      "read where the passes use them), qpencil-face-tables / qpencil-face-map (diffusion on "
+      "the trilinear map with the nodal state, GPUs: the map in the volume at every order and "
+      "each face point's geometry from the per-point face tables / from the map), "
       "modal-linear-unmixed (a velocity "
       "affine in space: elements "
       "with faces where a . n changes sign through the quadrature pencil path), "
@@ -313,6 +318,9 @@ int stage(Options& o) {
                     if (var == "qpencil-trilinear" && ph == "advdiff" && !fixed::diffusion_map &&
                         qo != 1)
                       continue; // on GPUs the nodal state's alone
+                    if ((var == "qpencil-face-tables" || var == "qpencil-face-map") &&
+                        (me != "warped" || ph != "advdiff" || qo != 1))
+                      continue;
                     if ((var == "qpencil-modal-rhs" || var == "qpencil-modal-state") &&
                         (me == "affine" || qo != 1))
                       continue;
@@ -384,7 +392,8 @@ int stage(Options& o) {
                         (lin  ? fixed::modal_linear_bytes_per_dof(p)
                          : qp ? fixed::qpencil_bytes_per_dof(
                                     p, s.op().quadrature_pencil_geometry(), s.block().Q, diff,
-                                    s.op().quadrature_pencil_upwind_sides() && !s.block().nodal)
+                                    s.op().quadrature_pencil_upwind_sides() && !s.block().nodal,
+                                    s.op().nodal_face_tables())
                               : fixed::stage_bytes_per_dof(p, diff, affine, v) +
                                     fixed::field_bytes_per_dof(p, field, false, false)) +
                         (var == "separate" ? 5.0 * sizeof(double) : 0.0);

@@ -35,11 +35,29 @@ bool collocated_own_kernel(bool diffusion) {
 // Measured on the H200 (dgbench stage --mesh warped --physics advdiff --q-offset 1 --variants
 // qpencil-trilinear,qpencil-tables, docs/performance.md#nodal-diffusion): the map 1.17x at
 // p = 5, 1.12x at p = 6 and 1.14x at p = 7 over the tables (p = 5, 6 with elems_per_team's two
-// elements); the tables at p = 3 and 4 (the map 0.93x and 0.92x there at its best settings):
-// the map's kernel is bound by its instructions, the tables' by latency. CPUs: the tables.
+// elements), 0.93x and 0.92x at p = 3 and 4, where its face geometry weighs most. With the
+// face tables beside it (nodal_face_tables; H100, --variants
+// fused,qpencil-face-map,qpencil-face-tables,qpencil-tables,
+// docs/performance.md#face-tables) the map is 1.03x and 1.28x over the tables at p = 3 and 4
+// too. CPUs: the tables.
 bool nodal_diffusion_map(int order) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-  return order >= 5;
+  return order >= 3;
+#else
+  (void)order;
+  return false;
+#endif
+}
+
+// H100 (dgbench stage --mesh warped --physics advdiff --q-offset 1 --variants
+// fused,qpencil-face-map,qpencil-face-tables,qpencil-tables, docs/performance.md#face-tables):
+// the map in the volume with each face point's geometry read from the face tables runs 1.13x,
+// 1.17x and 1.12x of the map alone at p = 5, 6, 7 (the face geometry, formed twice a stage, was
+// most of the map's instructions) and 1.03x and 1.28x of the per-point tables at p = 3 and 4.
+// Not measured at p = 1, 2. CPUs: the map alone where it is asked for (the tests take both).
+bool nodal_face_tables(int order) {
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+  return order >= 3;
 #else
   (void)order;
   return false;
@@ -571,14 +589,16 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
       });
 }
 
-double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
-                             bool upwind_sides) {
+double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion, bool upwind_sides,
+                             bool face_tables) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double d = sizeof(double);
   if (diffusion) // nodal traces (u, grad u . n) read and emitted, tau, qvol (10), qface (6) or
-                 // the trilinear map's 24 coefficients
+                 // the trilinear map's 24 coefficients (and qface with the face tables)
     return lsrk_state_bytes_per_dof + (2.0 * 6.0 * 2.0 * Q2 * d + 6.0 * 4.0 * 4.0 + 6.0 * d) / P3 +
-           (g == PencilGeometry::trilinear ? 24.0 : 10.0 * Q3 + 6.0 * 6.0 * Q2) * d / P3;
+           (g == PencilGeometry::trilinear ? 24.0 + (face_tables ? 6.0 * 6.0 * Q2 : 0.0)
+                                           : 10.0 * Q3 + 6.0 * 6.0 * Q2) *
+               d / P3;
   // u and the register read and written; the own and the neighbours' modal traces read and
   // the updated state's emitted (P^2 per face); ftype, nbr, nbr_face, orient; the geometry.
   // With the stored geometry the own traces are read only where the upwind flux takes them

@@ -520,15 +520,24 @@ fixed::StageArgs stage_args(const ElementBlock& b, const physics::AdvectionDiffu
 }
 } // namespace
 
+bool DGOperator::nodal_face_tables() const {
+  const int v = variant_.qpencil_face_tables;
+  return pde_.diffusion.nu > 0.0 && nodal_capable() &&
+         quadrature_pencil_geometry() == fixed::PencilGeometry::trilinear &&
+         (v > 0 || (v < 0 && fixed::nodal_face_tables(block_->order)));
+}
+
 void DGOperator::qpencil_args(fixed::StageArgs& a) {
   const ElementBlock& b = *block_;
   a.qpencil = true;
   a.qgeometry = quadrature_pencil_geometry();
-  if (a.qgeometry == fixed::PencilGeometry::stored) {
+  const bool stored = a.qgeometry == fixed::PencilGeometry::stored;
+  if (stored || nodal_face_tables()) {
     if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
       fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
-    a.qvol = qvol_;
     a.qface = qface_;
+    if (!stored) return; // the face tables beside the map: the volume from the map
+    a.qvol = qvol_;
     if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;
     if (a.variant.qpencil_stage_tables < 0)
       a.variant.qpencil_stage_tables = fixed::nodal_stage_tables(b.order, pde_.diffusion.nu > 0.0);

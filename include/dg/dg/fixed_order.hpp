@@ -37,6 +37,9 @@ bool collocated_own_kernel(bool diffusion);
 /// elements of this order: the geometry from the map at each point by default (true) or the
 /// per-point tables; the default of KernelVariant::qpencil_diffusion_map (fixed_dispatch.cpp).
 bool nodal_diffusion_map(int order);
+/// ... with the per-point face tables beside the map (the volume from the map; GPUs) by default
+/// (KernelVariant::qpencil_face_tables; fixed_dispatch.cpp).
+bool nodal_face_tables(int order);
 /// ... whether the nodal state with the per-point tables runs at least as fast as the modal
 /// state at this order (where the map is the default but does not apply: curved elements,
 /// velocity and diffusivity fields); DGOperator::nodal_capable (fixed_dispatch.cpp).
@@ -248,8 +251,10 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
 /// ... of the quadrature pencil path with geometry g and q points per direction (0: p + 2),
 /// advection or advection-diffusion (stored geometry, nodal traces).
 /// upwind_sides: the face side selection (KernelVariant::qpencil_upwind_sides, CPUs).
+/// face_tables: with diffusion on the trilinear map, the per-point face tables read as well
+/// (KernelVariant::qpencil_face_tables).
 double qpencil_bytes_per_dof(int order, PencilGeometry g, int q = 0, bool diffusion = false,
-                             bool upwind_sides = face_side_selection);
+                             bool upwind_sides = face_side_selection, bool face_tables = false);
 /// ... and flops per element of the modal pencil kernel with a velocity affine in space
 /// (StageArgs::modal_linear).
 double modal_linear_bytes_per_dof(int order);

@@ -162,6 +162,11 @@ struct KernelVariant {
   /// default (fixed::nodal_diffusion_map). GPU builds compile the map with diffusion into the
   /// nodal kernel alone (Stage's MAP = 3).
   int qpencil_diffusion_map = -1;
+  /// ... with the map on the nodal state: each face point's a . n dS, dS, J^-1 n and nu read
+  /// from the per-point face tables (1) instead of formed from the map twice a stage (0); -1:
+  /// fixed::nodal_face_tables, by order (GPUs; off on CPUs; dgbench --variants
+  /// qpencil-face-tables, qpencil-face-map).
+  int qpencil_face_tables = -1;
   /// The per-point tables on the nodal state (advection and advection-diffusion): each
   /// element's tables staged into team scratch before the passes (as asynchronous copies on
   /// GPUs, in flight with the state's; QuadraturePencilPath::Stage's MAP = 4) instead of read
@@ -351,6 +356,10 @@ public:
   bool quadrature_pencil_path() const;
   /// ... and its geometry there (dg/dg/fixed_order.hpp).
   fixed::PencilGeometry quadrature_pencil_geometry() const;
+  /// Advection-diffusion on the trilinear map with the nodal state: whether the face passes
+  /// read the per-point face tables (KernelVariant::qpencil_face_tables) while the volume takes
+  /// the map.
+  bool nodal_face_tables() const;
   /// ... whose face passes take only the sides each face's upwind flux uses (advection with
   /// per-point tables on CPU builds, KernelVariant::qpencil_upwind_sides).
   bool quadrature_pencil_upwind_sides() const;

@@ -48,7 +48,9 @@
 //              diffusion k < 10 adds G (6: G00, G01, G02, G11, G12, G22) and
 //              the 6 components of qface a . n, dS, J^-1 n, nu; with diffusion, a constant
 //              velocity and diffusivity the trilinear geometry takes these from the map at each
-//              point instead (diffusion_face; KernelVariant::qpencil_recompute); the nodal
+//              point instead (diffusion_face; KernelVariant::qpencil_recompute), on GPUs
+//              with the nodal state by default the volume's alone, the face points' read from
+//              qface (MAP = 5, FTAB; KernelVariant::qpencil_face_tables); the nodal
 //              kernels can stage each element's tables in team scratch first (MAP = 4,
 //              stage_tables; KernelVariant::qpencil_stage_tables; without diffusion C
 //              alone, Layout's SA);
@@ -68,7 +70,8 @@
 // stored; on CPUs stored
 // 28.8 + 96 / P + (32 Q^3 + 48 Q^2 + 100) / P^3 (face_side_selection: the own and the neighbours'
 // traces read only on the faces whose upwind flux takes them, 3 of 6 each with a constant
-// velocity); with diffusion 28.8 + (80 Q^3 + 480 Q^2 + 144) / P^3.
+// velocity); with diffusion 28.8 + (80 Q^3 + 480 Q^2 + 144) / P^3, on the trilinear map
+// 28.8 + (192 Q^2 + 336) / P^3 and with the face tables 28.8 + (480 Q^2 + 336) / P^3.
 #pragma once
 
 #include "dg/dg/basis.hpp"
@@ -444,8 +447,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   template <bool DIFF, bool COLL = false, int MAP = 0, bool NOD = false>
   struct Stage {
     static_assert(!COLL || Q == P, "the collocated passes need Q = P");
-    static_assert(!MAP || !DIFF || ((MAP == 3 || MAP == 4) && NOD),
+    static_assert(!MAP || !DIFF || ((MAP == 3 || MAP == 4 || MAP == 5) && NOD),
                   "the map along each pencil is for advection");
+    static_assert(MAP != 5 || DIFF, "the face tables beside the map are for diffusion");
     static_assert(MAP != 4 || NOD, "staged tables: the nodal kernels");
     /// MAP = 4: the stored geometry's tables of each element staged in team scratch at the
     /// start (stage_tables; the nodal kernels), NVC components of qvol and NFC of qface; NVS
@@ -454,7 +458,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     static constexpr int NVC = DIFF ? 10 : 4, NFC = DIFF ? 6 : 1;
     /// The trilinear map with diffusion at each point (diffusion_map; on GPUs the nodal
     /// kernel's MAP = 3 alone).
-    static constexpr bool DMAP = diffusion_map || MAP == 3;
+    static constexpr bool DMAP = diffusion_map || MAP == 3 || MAP == 5;
+    /// MAP = 5: the map along lines in the volume (as MAP = 3) and each face point's a . n dS,
+    /// dS, J^-1 n and nu from its qface row (the per-point face tables), which the face passes
+    /// read instead of forming them from the map twice a stage (fixed::nodal_face_tables).
+    static constexpr bool FTAB = MAP == 5;
     using L = Layout<DIFF, COLL, NOD, STG>;
     /// Team scratch in shared memory (level0).
     static constexpr bool L0 = level0<DIFF, COLL, NOD, STG>;
@@ -507,7 +515,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// with the stored geometry staged in team scratch) known at compile time, so that the other
     /// geometries' code leaves the kernel.
     KOKKOS_FORCEINLINE_FUNCTION PencilGeometry geo() const {
-      if constexpr (MAP == 3) return PencilGeometry::trilinear;
+      if constexpr (MAP == 3 || MAP == 5) return PencilGeometry::trilinear;
       if constexpr (MAP == 4) return PencilGeometry::stored;
       if constexpr (MAP > 0) return PencilGeometry::trilinear_pencil;
       return geometry;
@@ -761,7 +769,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION const double* row_face(int e, const double* G, const MapLine& L,
                                                        const Tables& tb, int f, int al, int be,
                                                        double g[6]) const {
-      if (map_lines()) {
+      if (face_map()) {
         double J[9];
         L.at(tb.x[al], J);
         mapped_face(f, J, J + 3, J + 6, g);
@@ -773,6 +781,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION bool map_lines() const {
       return DMAP && geo() == PencilGeometry::trilinear;
     }
+    /// ... the face passes too (not with the face tables, FTAB).
+    KOKKOS_FORCEINLINE_FUNCTION bool face_map() const { return !FTAB && map_lines(); }
 
     /// Diffusion: a . n, dS, J^-1 n and nu at point (al, be) of face f (n the outward unit
     /// normal): their qface row, or (trilinear geometry) g filled from the map as the tables take
@@ -780,7 +790,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION const double* diffusion_face(int e, const double* G,
                                                              const Tables& tb, int f, int al,
                                                              int be, double g[6]) const {
-      if (DMAP && geo() == PencilGeometry::trilinear) {
+      if (!FTAB && DMAP && geo() == PencilGeometry::trilinear) {
         double r[3], Jr[3], Js[3], Jt[3];
         hex::face_point(f, tb.x[al], tb.x[be], r);
         trilinear_columns(G, r[0], r[1], r[2], Jr, Js, Jt);
@@ -1453,7 +1463,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         // addresses are formed where they are used (fewer live registers in the loop).
         double c2[Q];
         MapLine L;
-        if (map_lines()) face_line(S + OG, tb, f, be, L);
+        if (face_map()) face_line(S + OG, tb, f, be, L);
         for_points([&](int al) {
           const int pt = al + Q * be;
           double gm[6];
@@ -1562,7 +1572,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double v0[P], v1[P], v2[P];
           face_row(base + k * ED, f, be, v0, v1, v2);
           MapLine L;
-          if (map_lines()) face_line(base + k * ED + OG, tb, f, be, L);
+          if (face_map()) face_line(base + k * ED + OG, tb, f, be, L);
           DG_UNROLL
           for (int al = 0; al < Q; ++al) {
             double uv, gn, gm[6];
@@ -2182,7 +2192,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           x[al] = row[al];
         dw_points<true>(ct, x, [&](int al, double s) { ga[al] = s; });
         MapLine L;
-        if (map_lines()) face_line(S + OG, tb, f, be, L);
+        if (face_map()) face_line(S + OG, tb, f, be, L);
         DG_UNROLL
         for (int al = 0; al < Q; ++al) {
           double gm[6];
@@ -2276,8 +2286,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     // p = 5 (1.06x over 2; the rotation 1.05x). The nodal diffusion kernel with the map at each
     // point (MAP = 3, H200: --physics advdiff --q-offset 1 --variants qpencil-trilinear
     // --qpencil-elems 1,2 --qpencil-bounds 0,4,5) 2 at p = 5 and 6 (1.22x, 1.07x over 1), 1 at
-    // p = 7 (2: within 0.4%).
-    const bool two = DIFF && Q == P ? P == 6 || (MAP == 3 && P == 7)
+    // p = 7 (2: within 0.4%). The map with the face tables (MAP = 5) takes the same counts; its
+    // sweep (H100: --variants qpencil-face-tables --qpencil-elems 1,2,3) found 2 at p = 3 and 4
+    // 1.04x and 1.03x over 1, 1 at p = 6 1.045x over 2, p = 5 and 7 within 0.3%; not applied,
+    // since a change of the counts is measured only with a GPU build of its own.
+    const bool two = DIFF && Q == P ? P == 6 || ((MAP == 3 || MAP == 5) && P == 7)
                                     : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
     const int fold_pencil = P == 4 ? (MAP == 1 ? 8 : 4) : (P == 5 ? 5 : (P == 6 ? 3 : 0));
     // The nodal state (NOD), on the H200 (the same sweep with --qpencil-elems 0,1,2,3,4,5,6,8
@@ -2354,7 +2367,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
       if (map) return launch_stage<DIFF, COLL, 1>(a, traces_only, out);
     } else if constexpr (COLL) {
-      // GPUs: the map at each point with diffusion in a kernel of its own (MAP = 3).
+      // The map with the face tables where the operator gives them (MAP = 5); GPUs: the map
+      // at each point with diffusion in a kernel of its own (MAP = 3).
+      if (nodal && a.qgeometry == PencilGeometry::trilinear && a.qface.extent(0) > 0)
+        return launch_stage<DIFF, COLL, 5, true>(a, traces_only, out);
       if constexpr (!diffusion_map)
         if (nodal && a.qgeometry == PencilGeometry::trilinear)
           return launch_stage<DIFF, COLL, 3, true>(a, traces_only, out);
@@ -2430,7 +2446,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.first = a.elems_first;
     if constexpr (constant_tables || Q == P) k.ct = const_tables();
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    if constexpr (P - 1 <= bounds_max_order) {
+    // (MAP = 5 unbounded alone, as diffusion's default at q = p + 1: fewer kernels to build.)
+    if constexpr (P - 1 <= bounds_max_order && MAP != 5) {
       const int m = a.variant.qpencil_min_blocks >= 0
                         ? a.variant.qpencil_min_blocks
                         : (DIFF       ? min_blocks_diffusion
