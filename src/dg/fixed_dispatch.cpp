@@ -53,15 +53,11 @@ bool nodal_diffusion_map(int order) {
 // fused,qpencil-face-map,qpencil-face-tables,qpencil-tables, docs/performance.md#face-tables):
 // the map in the volume with each face point's geometry read from the face tables runs 1.13x,
 // 1.17x and 1.12x of the map alone at p = 5, 6, 7 (the face geometry, formed twice a stage, was
-// most of the map's instructions) and 1.03x and 1.28x of the per-point tables at p = 3 and 4.
-// Not measured at p = 1, 2. CPUs: the map alone where it is asked for (the tests take both).
+// most of the map's instructions) and 1.03x and 1.28x of the per-point tables at p = 3 and 4:
+// wherever the map is the default. CPUs: the map alone where it is asked for (the tests take
+// both).
 bool nodal_face_tables(int order) {
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-  return order >= 3;
-#else
-  (void)order;
-  return false;
-#endif
+  return nodal_diffusion_map(order);
 }
 
 // H200 (dgbench stage --mesh warped,curved --physics advdiff --q-offset 1 --variants
