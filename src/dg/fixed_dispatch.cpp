@@ -509,14 +509,16 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
 }
 
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              const View1& points, View3& qvol, View4& qface, IView1& qsides) {
+                              const View1& points, View3& qvol, View4& qface, IView1& qsides,
+                              bool volume) {
   const int nv = b.nvol, nf = b.nface, Q = b.Q, gorder = b.gorder;
   const bool diffusion = pde.diffusion.nu > 0.0;
   const int nk = diffusion ? 10 : 4;
   const int nfk = diffusion ? 6 : 1;
   const bool to = qtables_thread_order(b.P, Q, diffusion);
-  qvol = qtables_component_major ? View3("dg::qpencil::qvol", b.nelem, nk, nv)
-                                 : View3("dg::qpencil::qvol", b.nelem, nv, nk);
+  qvol = !volume                   ? View3()
+         : qtables_component_major ? View3("dg::qpencil::qvol", b.nelem, nk, nv)
+                                   : View3("dg::qpencil::qvol", b.nelem, nv, nk);
   qface = to ? View4("dg::qpencil::qface", b.nelem, nfk, Q, 6 * Q)
              : View4("dg::qpencil::qface", b.nelem, 6, nf, nfk);
   qsides = diffusion ? IView1() : IView1("dg::qpencil::qsides", b.nelem);
@@ -541,7 +543,7 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
   Kokkos::parallel_for(
       "dg::qpencil::tables", Kokkos::RangePolicy<ExecSpace>(0, b.nelem),
       KOKKOS_LAMBDA(const int e) {
-        for (int pt = 0; pt < nv; ++pt) {
+        for (int pt = 0; volume && pt < nv; ++pt) {
           const int gp = affine ? 0 : pt, a = pt % Q, bb = (pt / Q) % Q, c = pt / (Q * Q);
           double A[9], C[3];
           for (int k = 0; k < 9; ++k)

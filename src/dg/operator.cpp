@@ -533,15 +533,16 @@ void DGOperator::qpencil_args(fixed::StageArgs& a) {
   a.qgeometry = quadrature_pencil_geometry();
   const bool stored = a.qgeometry == fixed::PencilGeometry::stored;
   if (stored || nodal_face_tables()) {
-    if (qvol_.extent(0) != static_cast<size_t>(b.nelem))
-      fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_);
+    const size_t ne = static_cast<size_t>(b.nelem);
+    if (qface_.extent(0) != ne || (stored && qvol_.extent(0) != ne))
+      fixed::quadrature_pencil_tables(b, pde_, points_, qvol_, qface_, qsides_, stored);
     a.qface = qface_;
     if (!stored) return; // the face tables beside the map: the volume from the map
     a.qvol = qvol_;
     if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;
     if (a.variant.qpencil_stage_tables < 0)
       a.variant.qpencil_stage_tables = fixed::nodal_stage_tables(b.order, pde_.diffusion.nu > 0.0);
-  } else if (qvol_.extent(0) > 0) { // a variant moved the block off the tables: free them
+  } else if (qface_.extent(0) > 0) { // a variant moved the block off the tables: free them
     qvol_ = View3();
     qface_ = View4();
     qsides_ = IView1();

@@ -231,8 +231,11 @@ void modal_mixed_fluxes(const ElementBlock& b, const View2& records, const LView
 /// field's tables, the rotation at each point's position from the block's map at the 1-D points
 /// `points`, or the constant velocity) and its diffusivity (constant or a field). Advection also
 /// qsides (elem): the signs of (a . n) on each face (StageArgs::qsides); with diffusion empty.
+/// volume = false: qface (and qsides) alone, qvol left empty (the face tables beside the map,
+/// KernelVariant::qpencil_face_tables).
 void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDiffusion& pde,
-                              const View1& points, View3& qvol, View4& qface, IView1& qsides);
+                              const View1& points, View3& qvol, View4& qface, IView1& qsides,
+                              bool volume = true);
 
 /// Bytes per DOF of the state and the LSRK(5,4) register, averaged over the five stages of a
 /// step: u read and written in each stage, the register read in stages 2..5 (the first has

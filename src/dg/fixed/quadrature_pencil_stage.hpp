@@ -790,7 +790,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     KOKKOS_FORCEINLINE_FUNCTION const double* diffusion_face(int e, const double* G,
                                                              const Tables& tb, int f, int al,
                                                              int be, double g[6]) const {
-      if (!FTAB && DMAP && geo() == PencilGeometry::trilinear) {
+      if (face_map()) {
         double r[3], Jr[3], Js[3], Jt[3];
         hex::face_point(f, tb.x[al], tb.x[be], r);
         trilinear_columns(G, r[0], r[1], r[2], Jr, Js, Jt);
@@ -2268,9 +2268,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   };
 
   /// Elements per team: KernelVariant::qpencil_elems, by default on GPUs 2 up to p = 4 (and with
-  /// the trilinear_pencil geometry at p = 5), else 1; with diffusion at q = p + 1 2 at p = 5,
-  /// else 1; the collocated passes' own advection kernel along each pencil's map 8 at p = 3 (the
-  /// rotation 4), 5 at p = 4 and 3 at p = 5; as many as fit in level-0 scratch. One on CPUs.
+  /// the trilinear_pencil geometry at p = 5), else 1; with diffusion at q = p + 1 2 at p = 5
+  /// (with the face tables at p = 3..5), else 1; the collocated passes' own advection kernel along
+  /// each pencil's map 8 at p = 3 (the rotation 4), 5 at p = 4 and 3 at p = 5; as many as fit in
+  /// level-0 scratch. One on CPUs.
   template <bool DIFF, bool COLL, int MAP, bool NOD = false>
   static int elems_per_team(const KernelVariant& v, PencilGeometry g) {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
@@ -2286,11 +2287,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     // p = 5 (1.06x over 2; the rotation 1.05x). The nodal diffusion kernel with the map at each
     // point (MAP = 3, H200: --physics advdiff --q-offset 1 --variants qpencil-trilinear
     // --qpencil-elems 1,2 --qpencil-bounds 0,4,5) 2 at p = 5 and 6 (1.22x, 1.07x over 1), 1 at
-    // p = 7 (2: within 0.4%). The map with the face tables (MAP = 5) takes the same counts; its
-    // sweep (H100: --variants qpencil-face-tables --qpencil-elems 1,2,3) found 2 at p = 3 and 4
-    // 1.04x and 1.03x over 1, 1 at p = 6 1.045x over 2, p = 5 and 7 within 0.3%; not applied,
-    // since a change of the counts is measured only with a GPU build of its own.
-    const bool two = DIFF && Q == P ? P == 6 || ((MAP == 3 || MAP == 5) && P == 7)
+    // p = 7 (2: within 0.4%). The map with the face tables (MAP = 5; H100: --variants
+    // qpencil-face-tables --qpencil-elems 1,2,3): 2 at p = 3 and 4 (1.04x and 1.03x over 1) and
+    // p = 5 (within 0.3%), 1 at p = 6 (1.045x over 2) and 7 (within 0.3%).
+    const bool two = DIFF && Q == P ? (MAP == 5 ? P <= 6 : P == 6 || (MAP == 3 && P == 7))
                                     : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
     const int fold_pencil = P == 4 ? (MAP == 1 ? 8 : 4) : (P == 5 ? 5 : (P == 6 ? 3 : 0));
     // The nodal state (NOD), on the H200 (the same sweep with --qpencil-elems 0,1,2,3,4,5,6,8
