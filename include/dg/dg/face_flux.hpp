@@ -24,6 +24,17 @@ KOKKOS_INLINE_FUNCTION void neighbour_trace(int type, const View4& trace, const 
   }
 }
 
+/// Component k (0, 1 or 2) of v, chosen by selects: the kernels' face directions (d and the
+/// tangential ta, tb) are known at run time only, and on GPUs an array indexed at run time
+/// lives in local memory (the nodal diffusion kernel's face points: 36 B per DOF a stage of
+/// local loads at p = 3 on the H100, docs/performance.md#face-directions).
+KOKKOS_FORCEINLINE_FUNCTION double component3(double v0, double v1, double v2, int k) {
+  return k == 0 ? v0 : (k == 1 ? v1 : v2);
+}
+KOKKOS_FORCEINLINE_FUNCTION double component(const double v[3], int k) {
+  return component3(v[0], v[1], v[2], k);
+}
+
 /// Face-point integrands. type: the face's FaceType; an = a . n (outward unit normal n), nu the
 /// diffusivity at the point; geo: [0..2] unit normal, [3] dS, [4..6] J^{-1} n (reference
 /// components); wab the product of the two tangential weights; (d, ta, tb) the face's normal and
@@ -53,9 +64,9 @@ KOKKOS_INLINE_FUNCTION void face_flux(int type, double an, double nu, const doub
   if (nu > 0.0) {
     flux += physics::sipg_flux(nu, tau_f, uin, uout, gin, gout);
     const double c = 0.5 * nu * (uin - uout) * wds;
-    out[1] = c * geo[4 + d];
-    out[2] = c * geo[4 + ta];
-    out[3] = c * geo[4 + tb];
+    out[1] = c * component(geo + 4, d);
+    out[2] = c * component(geo + 4, ta);
+    out[3] = c * component(geo + 4, tb);
   }
   out[0] = -flux * wds;
 }

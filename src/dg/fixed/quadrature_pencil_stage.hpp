@@ -717,7 +717,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                                                  const double Jt[3], double g[6]) const {
       double A[9];
       const double det = adjugate_rows(Jr, Js, Jt, A);
-      const double sg = f % 2 ? 1.0 : -1.0, *Ad = A + 3 * (f / 2);
+      const double sg = f % 2 ? 1.0 : -1.0;
+      double Ad[3]; // row f / 2 of A, by selects (component)
+      DG_UNROLL
+      for (int k = 0; k < 3; ++k)
+        Ad[k] = component3(A[k], A[3 + k], A[6 + k], f / 2);
       const double dS = math::sqrt(Ad[0] * Ad[0] + Ad[1] * Ad[1] + Ad[2] * Ad[2]);
       const double q = sg / (dS * det);
       g[0] = (vel[0] * Ad[0] + vel[1] * Ad[1] + vel[2] * Ad[2]) * (det * q);
@@ -1412,7 +1416,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       point_values(tb, al, v0, v1, v2, v, ga, gb, dn);
       const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
       u = v;
-      gn = g[2 + d] * dn + g[2 + ta] * ga + g[2 + tbd] * gb;
+      gn = component(g + 2, d) * dn + component(g + 2, ta) * ga + component(g + 2, tbd) * gb;
     }
 
     /// Diffusion, pass 3 on the faces: u and grad u . n on both sides, face_flux at each face
@@ -1476,8 +1480,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             else
               gal = ga[al];
             uin = row[al];
-            gin = g[2 + d] * row[12 * PP * Q + al] + g[2 + ta] * gal +
-                  g[2 + tbd] * row[6 * PP * Q + al];
+            gin = component(g + 2, d) * row[12 * PP * Q + al] + component(g + 2, ta) * gal +
+                  component(g + 2, tbd) * row[6 * PP * Q + al];
           } else {
             face_point(v0, v1, v2, g, f, al, tb, uin, gin);
           }
@@ -2198,8 +2202,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double gm[6];
           const double* g = row_face(e, S + OG, L, tb, f, al, be, gm);
           trace_out(e, f, al + Q * be, 0) = x[al];
-          trace_out(e, f, al + Q * be, 1) = g[2 + d] * row[12 * PP * Q + al] + g[2 + ta] * ga[al] +
-                                            g[2 + tbd] * row[6 * PP * Q + al];
+          trace_out(e, f, al + Q * be, 1) = component(g + 2, d) * row[12 * PP * Q + al] +
+                                            component(g + 2, ta) * ga[al] +
+                                            component(g + 2, tbd) * row[6 * PP * Q + al];
         }
       });
     }
