@@ -34,6 +34,12 @@ KOKKOS_FORCEINLINE_FUNCTION double component3(double v0, double v1, double v2, i
 KOKKOS_FORCEINLINE_FUNCTION double component(const double v[3], int k) {
   return component3(v[0], v[1], v[2], k);
 }
+/// v . x for a vector x given in the face's own directions: x_n along the normal direction d,
+/// x_a and x_b along the tangential ta and tb (the reference gradient at a face point).
+KOKKOS_FORCEINLINE_FUNCTION double contract_face(const double v[3], int d, int ta, int tb,
+                                                 double x_n, double x_a, double x_b) {
+  return component(v, d) * x_n + component(v, ta) * x_a + component(v, tb) * x_b;
+}
 
 /// Face-point integrands. type: the face's FaceType; an = a . n (outward unit normal n), nu the
 /// diffusivity at the point; geo: [0..2] unit normal, [3] dS, [4..6] J^{-1} n (reference

@@ -1416,7 +1416,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       point_values(tb, al, v0, v1, v2, v, ga, gb, dn);
       const int d = f / 2, ta = d == 0 ? 1 : 0, tbd = d == 2 ? 1 : 2;
       u = v;
-      gn = component(g + 2, d) * dn + component(g + 2, ta) * ga + component(g + 2, tbd) * gb;
+      gn = contract_face(g + 2, d, ta, tbd, dn, ga, gb);
     }
 
     /// Diffusion, pass 3 on the faces: u and grad u . n on both sides, face_flux at each face
@@ -1480,8 +1480,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
             else
               gal = ga[al];
             uin = row[al];
-            gin = component(g + 2, d) * row[12 * PP * Q + al] + component(g + 2, ta) * gal +
-                  component(g + 2, tbd) * row[6 * PP * Q + al];
+            gin =
+                contract_face(g + 2, d, ta, tbd, row[12 * PP * Q + al], gal, row[6 * PP * Q + al]);
           } else {
             face_point(v0, v1, v2, g, f, al, tb, uin, gin);
           }
@@ -2202,9 +2202,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
           double gm[6];
           const double* g = row_face(e, S + OG, L, tb, f, al, be, gm);
           trace_out(e, f, al + Q * be, 0) = x[al];
-          trace_out(e, f, al + Q * be, 1) = component(g + 2, d) * row[12 * PP * Q + al] +
-                                            component(g + 2, ta) * ga[al] +
-                                            component(g + 2, tbd) * row[6 * PP * Q + al];
+          trace_out(e, f, al + Q * be, 1) =
+              contract_face(g + 2, d, ta, tbd, row[12 * PP * Q + al], ga[al], row[6 * PP * Q + al]);
         }
       });
     }

@@ -120,9 +120,8 @@ struct QuadraturePath : Tensor<P, Q> {
           if (diffusion) {
             double g[7];
             face_metric(e, f, pt % Q, pt / Q, X, tb, g);
-            dst(e, f, pt, 1) = component(g + 4, d) * F[Q2 + pt] +
-                               component(g + 4, ta) * F[2 * Q2 + pt] +
-                               component(g + 4, tbd) * F[3 * Q2 + pt];
+            dst(e, f, pt, 1) =
+                contract_face(g + 4, d, ta, tbd, F[Q2 + pt], F[2 * Q2 + pt], F[3 * Q2 + pt]);
           }
         });
         team.team_barrier();
@@ -220,9 +219,8 @@ struct QuadraturePath : Tensor<P, Q> {
           double g[7];
           face_metric(e, f, i, j, X, tb, g);
           const double uin = F[pt];
-          const double gin = diffusion ? component(g + 4, d) * F[Q2 + pt] +
-                                             component(g + 4, ta) * F[2 * Q2 + pt] +
-                                             component(g + 4, tbd) * F[3 * Q2 + pt]
+          const double gin = diffusion ? contract_face(g + 4, d, ta, tbd, F[Q2 + pt],
+                                                       F[2 * Q2 + pt], F[3 * Q2 + pt])
                                        : 0.0;
           double uout = 0.0, gout = 0.0;
           int ip, jp;
