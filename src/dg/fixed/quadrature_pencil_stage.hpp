@@ -2291,11 +2291,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     // p = 5 (1.06x over 2; the rotation 1.05x). The nodal diffusion kernel with the map at each
     // point (MAP = 3, H200: --physics advdiff --q-offset 1 --variants qpencil-trilinear
     // --qpencil-elems 1,2 --qpencil-bounds 0,4,5) 2 at p = 5 and 6 (1.22x, 1.07x over 1), 1 at
-    // p = 7 (2: within 0.4%). The map with the face tables (MAP = 5; H100: --variants
-    // qpencil-face-tables --qpencil-elems 1,2,3): 2 at p = 3 and 4 (1.04x and 1.03x over 1) and
-    // p = 5 (within 0.3%), 1 at p = 6 (1.045x over 2) and 7 (within 0.3%).
-    const bool two = DIFF && Q == P ? (MAP == 5 ? P <= 6 : P == 6 || (MAP == 3 && P == 7))
-                                    : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
+    // p = 7 (2: within 0.4%); with the face directions by selects (H100: --variants
+    // qpencil-face-map --qpencil-elems 0,1,2,3 --qpencil-bounds -1,0,4,5) 2 at p = 3 too (1.28x
+    // over 1 with min_blocks_diffusion's 4 teams per SM). The map with the face tables (MAP = 5;
+    // H100: --variants qpencil-face-tables --qpencil-elems 1,2,3): 2 at p = 3 and 4 (1.04x and
+    // 1.03x over 1) and p = 5 (within 0.3%), 1 at p = 6 (1.045x over 2) and 7 (within 0.3%).
+    const bool two = DIFF && Q == P
+                         ? (MAP == 5 ? P <= 6 : P == 6 || (MAP == 3 && (P == 4 || P == 7)))
+                         : Q2 <= 36 || (g == PencilGeometry::trilinear_pencil && P == 6);
     const int fold_pencil = P == 4 ? (MAP == 1 ? 8 : 4) : (P == 5 ? 5 : (P == 6 ? 3 : 0));
     // The nodal state (NOD), on the H200 (the same sweep with --qpencil-elems 0,1,2,3,4,5,6,8
     // --qpencil-bounds -1,0,4,5,6, docs/performance.md#nodal): with a constant velocity 2 at
@@ -2454,7 +2457,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     if constexpr (P - 1 <= bounds_max_order && MAP != 5) {
       const int m = a.variant.qpencil_min_blocks >= 0
                         ? a.variant.qpencil_min_blocks
-                        : (DIFF       ? min_blocks_diffusion
+                        : (DIFF       ? min_blocks_diffusion(MAP)
                            : MAP == 1 ? (NOD ? min_blocks_nodal_map : min_blocks_map)
                            : MAP == 2 ? min_blocks_nodal_rotation
                            : MAP == 4 ? min_blocks_staged
@@ -2507,8 +2510,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int min_blocks_staged = P <= 6 ? 8 : (P == 7 ? 6 : 4);
   /// With diffusion (dgbench stage --physics advdiff --mesh warped --qpencil-bounds 0,4,5): at
   /// q = p + 2 4 at p = 4 and 7 (1.10x, 1.15x over none), else none (5 is 0.63 to 0.79x of none
-  /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x).
-  static constexpr int min_blocks_diffusion = Q == P + 1 && (P - 1 == 4 || P - 1 == 7) ? 4 : 0;
+  /// at p = 3..6); at q = p + 1 none (4 is 0.77 to 0.97x of none, 5 0.61 to 0.87x), except the
+  /// nodal kernel with the map at each point (MAP = 3; H100, --variants qpencil-face-map
+  /// --qpencil-elems 0,1,2,3 --qpencil-bounds -1,0,4,5): 4 at p = 3 and 6 (1.09x and 1.14x over
+  /// none with elems_per_team's two elements), none at p = 4, 5, 7 (4: 0.99, 1.00 and 0.97x).
+  static constexpr int min_blocks_diffusion(int map) {
+    if (Q == P + 1) return P - 1 == 4 || P - 1 == 7 ? 4 : 0;
+    return Q == P && map == 3 && (P - 1 == 3 || P - 1 == 6) ? 4 : 0;
+  }
 
   template <int MINB, bool DIFF, bool COLL, int MAP, bool NOD>
   static void run(Stage<DIFF, COLL, MAP, NOD>& k, int n, int ne, const StageArgs& a,
