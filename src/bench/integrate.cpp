@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
 
 namespace dg::bench {
 namespace {
@@ -120,7 +121,9 @@ int run_integrate(Options& o) {
       "ops", "mass,laplacian,elasticity,advection_diffusion",
       "operators (every one on every path; the tensor paths on affine elements with constant "
       "coefficients)");
-  const auto orders = o.ints("orders", "1:7", "polynomial orders p");
+  // The default orders stop at the build's highest (DG_MAX_ORDER may be below 7).
+  const std::string def_orders = "1:" + std::to_string(std::min(7, DG_MAX_ORDER));
+  const auto orders = o.ints("orders", def_orders, "polynomial orders p");
   const auto paths = o.strs("paths", "tensor,tensor-batched,quadrature,rhs",
                             "paths to measure: tensor (geometric tensor + one team per element "
                             "and block), tensor-batched (geometric tensor + entry tiles x element "
@@ -141,7 +144,7 @@ int run_integrate(Options& o) {
   b.max_mb = o.real("max-mb", 4000.0, "memory for the output matrices (MB, device + host)");
   const int reps = o.integer("reps", 3, "timed repetitions (median)");
   const double warp = o.real("warp", 0.1, "warp amplitude of the curved test elements");
-  const auto rhs_orders = o.ints("rhs-orders", "1:7",
+  const auto rhs_orders = o.ints("rhs-orders", def_orders,
                                  "orders of the element_matrix vs "
                                  "matrix_free RHS comparison");
   const int rhs_nx = o.integer("rhs-nx", 16, "largest mesh (nx^3 elements) of that comparison");

@@ -138,7 +138,10 @@ int stage(Options& o) {
 #else
   const double def_dofs = 2e5;
 #endif
-  const std::vector<int> orders = o.ints("p", "2:8", "orders p (q = p + 2)");
+  // The default orders stop at the build's highest (DG_MAX_ORDER may be below 8).
+  const std::string def_orders = std::to_string(std::min(2, fixed::max_order)) + ":" +
+                                 std::to_string(std::min(8, fixed::max_order));
+  const std::vector<int> orders = o.ints("p", def_orders, "orders p (q = p + 2)");
   const std::vector<std::string> physics =
       o.strs("physics", "advection,advdiff",
              "advection, advdiff (nu = 0.01), advection-field (a periodic divergence-free velocity "

@@ -39,7 +39,8 @@ int transforms(Options& o) {
 #else
   const double def_dofs = 2e6;
 #endif
-  const std::vector<int> orders = o.ints("p", "1:15", "orders p (q = p + 2)");
+  const std::vector<int> orders = o.ints("p", "1:" + std::to_string(fixed::max_order),
+                                         "orders p (q = p + 2), up to the build's highest");
   const std::vector<int> sizes =
       o.ints("elements", "8,16,32,64,128,256,512", "element counts E (the paper's sizes)");
   const double big =
