@@ -2303,9 +2303,10 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     // The nodal state (NOD), on the H200 (the same sweep with --qpencil-elems 0,1,2,3,4,5,6,8
     // --qpencil-bounds -1,0,4,5,6, docs/performance.md#nodal): with a constant velocity 2 at
     // p = 3 (1.02x over 8), else as above; the rotation 8 at p = 3 (1.03x over 4), 3 at p = 6
-    // (1.02x over 1), 2 at p = 7 (1.02x over 1).
+    // (1.02x over 1), 2 at p = 7 (1.02x over 1); on the H100 with min_blocks_nodal_rotation's 6
+    // teams per SM 1 at p = 6 (1.02x over 2; 3 do not fit 6 teams per SM).
     const int nodal_pencil = MAP == 1 ? (P == 4 ? 2 : fold_pencil)
-                                      : (P == 4 ? 8 : (P == 7 ? 3 : (P == 8 ? 2 : fold_pencil)));
+                                      : (P == 4 ? 8 : (P == 7 ? 1 : (P == 8 ? 2 : fold_pencil)));
     const int pencil = NOD ? nodal_pencil : fold_pencil;
     // The nodal advection kernel with C staged (MAP = 4; --mesh curved --q-offset 1 --variants
     // qpencil-staged-tables --qpencil-elems 0,1,2,4 --qpencil-bounds -1,0,5,6,8 on the H200): 2
@@ -2501,9 +2502,11 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       Q == P ? (P <= 5 ? 5 : 4) : (P == 6 ? 5 : min_blocks_default);
   /// ... the rotation on the nodal state in its own kernel (MAP = 2; dgbench stage --physics
   /// advection-rotation --q-offset 1 --qpencil-elems 0,1,2,3,4,5,8 --qpencil-bounds -1,0,4,5 on
-  /// the H200): 5 at p = 5, 6 and 7 (1.11x, 1.04x and 1.07x over 4; p = 5 with (a . n) dS along
-  /// each face row from its ends), else min_blocks_pencil.
-  static constexpr int min_blocks_nodal_rotation = Q == P && P >= 6 ? 5 : min_blocks_pencil;
+  /// the H200: 5 at p = 5, 6 and 7, 1.11x, 1.04x and 1.07x over 4; then with 6 and 8 on the H100,
+  /// --qpencil-elems 0,1,2,3,4 --qpencil-bounds -1,0,4,5,6,8): 6 at p = 3..6 (1.08x, 1.08x,
+  /// 1.08x and, with one element per team, 1.05x over 5), 5 at p = 7 (6: 0.96x with one element,
+  /// the most that fit), else min_blocks_pencil.
+  static constexpr int min_blocks_nodal_rotation = Q == P ? (P <= 7 ? 6 : 5) : min_blocks_pencil;
   /// ... the nodal advection kernel with C staged (MAP = 4, F_1 and F_2 over the staged
   /// components; the sweep of elems_per_team): 8 at p = 3 (1.04x over 5), 4 and 5 (1.01x over
   /// none), 6 at p = 6 (1.06x over 5), 4 at p = 7 (0, 5, 6 and 8 within 1%).
