@@ -2490,9 +2490,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// else the default: at q = p + 1 on the H200 with F and S folded (Layout) 5 at p = 3 with
   /// elems_per_team's eight elements (1.06x over 4), 4 at p = 7 (1.03x over none).
   static constexpr int min_blocks_map = P == 6 || (P == 7 && Q == 8) ? 5 : min_blocks_default;
-  /// ... on the nodal state (NOD; the sweep of elems_per_team): 5 at p = 6 (1.06x over 4), else
+  /// ... on the nodal state (NOD, q = p + 1; dgbench stage --mesh warped --q-offset 1
+  /// --qpencil-elems 0,1,2 --qpencil-bounds -1,5,6,8 on the H100 with elems_per_team's
+  /// elements): 6 at p = 3..6 (1.05x, 1.08x, 1.09x and 1.07x over 5), 5 at p = 7 (1.10x over 4;
+  /// 6: 1.06x), as the rotation's min_blocks_nodal_rotation; else (p = 1, 2 not measured)
   /// min_blocks_map.
-  static constexpr int min_blocks_nodal_map = P == 7 && Q == 7 ? 5 : min_blocks_map;
+  static constexpr int min_blocks_nodal_map =
+      Q == P && P >= 4 && P <= 8 ? (P <= 7 ? 6 : 5) : min_blocks_map;
   /// The rest of the trilinear_pencil geometry, the rotation (dgbench stage --physics
   /// advection-rotation --q-offset 1 --qpencil-elems 1,2,3,4,5 --qpencil-bounds 0,4,5,6): at
   /// q = p + 1 on the H200 with elems_per_team's elements 5 at p = 3 and 4 (1.005x and 1.02x over
