@@ -2488,8 +2488,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// --qpencil-elems): 5 at p = 5 (q = p + 1 on the H200 with three elements per team: 1.05x
   /// over 4; 1.04x at q = p + 2 with two on the H100) and at p = 6, q = p + 2 (1.04x over 4),
   /// else the default: at q = p + 1 on the H200 with F and S folded (Layout) 5 at p = 3 with
-  /// elems_per_team's eight elements (1.06x over 4), 4 at p = 7 (1.03x over none).
-  static constexpr int min_blocks_map = P == 6 || (P == 7 && Q == 8) ? 5 : min_blocks_default;
+  /// elems_per_team's eight elements (1.06x over 4), 4 at p = 7 (1.03x over none); at q = p + 2
+  /// on the H100 (--mesh warped --qpencil-elems 0,1,2 --qpencil-bounds -1,0,5,6,8) 6 at p = 3
+  /// and 4 (1.07x and 1.15x over 5; none at p = 4 within 1% of 6).
+  static constexpr int min_blocks_map =
+      Q == P + 1 && (P == 4 || P == 5) ? 6
+                                       : (P == 6 || (P == 7 && Q == 8) ? 5 : min_blocks_default);
   /// ... on the nodal state (NOD, q = p + 1; dgbench stage --mesh warped --q-offset 1
   /// --qpencil-elems 0,1,2 --qpencil-bounds -1,5,6,8 on the H100 with elems_per_team's
   /// elements): 6 at p = 3..6 (1.05x, 1.08x, 1.09x and 1.07x over 5), 5 at p = 7 (1.10x over 4;
