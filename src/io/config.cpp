@@ -353,12 +353,12 @@ const std::vector<Key>& schema() {
         "Gauss points q per direction; 0 means p+2 (on curved meshes of geometric order k at "
         "least (p+2k+1)/2, which preserves a free stream), otherwise at least p+1; p+1 runs "
         "advection and advection-diffusion on non-affine elements through compile-time kernels "
-        "with fewer points and under-integrated metric terms, at the same observed order p+1 "
-        "(whole runs on the H100: advection 1.3x, advection-diffusion 1.5 to 2.4x; one CPU "
-        "core 1.2 to 1.5x); there both step the solution's values at the Gauss points instead "
-        "of its modes (the same answer to round-off; on the H200 a further 1.1 to 1.4x for "
-        "advection, up to 1.3x with diffusion, docs/performance.md#nodal), and everything "
-        "written (snapshots, checkpoints, error norms) is of the modes"));
+        "with fewer points and under-integrated metric terms, at the same observed order p+1; "
+        "there both step the solution's values at the Gauss points instead of its modes (the "
+        "same answer to round-off; docs/performance.md#nodal), and everything written "
+        "(snapshots, checkpoints, error norms) is of the modes. Whole runs of a warped box on "
+        "one H100 (p = 3..7): advection 1.8 to 2.3x faster than at p+2 "
+        "(docs/performance.md#at-a-glance); one CPU core 1.2 to 1.5x"));
     k.push_back(choice_key(
         "discretization.mass", [](auto& c) -> auto& { return c.discretization.mass; },
         {"weight_adjusted", "exact"},
