@@ -317,9 +317,7 @@ namespace {
 /// Three LSRK steps of dt from the projected initial state with the variant v on the modal state
 /// and on the nodal state (v's qpencil_nodal off, then on): the same modes to round-off, and
 /// steps that moved the state.
-/// map_tables: whether the nodal stages form the tables from the Q2 map (DGOperator::map_tables).
-void check_nodal_against_modal(const io::Config& cfg, const KernelVariant& v, double dt,
-                               bool map_tables = false) {
+void check_nodal_against_modal(const io::Config& cfg, const KernelVariant& v, double dt) {
   std::vector<double> u[2], u0;
   for (int nodal = 0; nodal < 2; ++nodal) {
     Solver s(cfg, MPI_COMM_WORLD);
@@ -329,7 +327,6 @@ void check_nodal_against_modal(const io::Config& cfg, const KernelVariant& v, do
     s.op().set_variant(w);
     CHECK(s.op().nodal_capable() == (nodal == 1));
     u0 = host(s.block().u);
-    CHECK(s.op().map_tables() == (map_tables && nodal == 1));
     for (int n = 0; n < 3; ++n)
       s.step(dt);
     CHECK(!s.block().nodal); // step() leaves the modal state
@@ -346,15 +343,12 @@ TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", 
   // the modal state through the same collocated passes, three LSRK steps: warped and perturbed
   // meshes with every orientation code, periodic, Dirichlet, inflow and outflow faces, a
   // constant velocity, the rotation and a velocity field, trilinear and Q2 elements, the
-  // per-point tables (read where the passes use them, staged in team scratch first, and on Q2
-  // elements with a constant velocity formed in team scratch from the nodes) and the map along
-  // each pencil.
-  KernelVariant tables, along, modal, staged, formed;
+  // per-point tables (read where the passes use them, and staged in team scratch first) and the
+  // map along each pencil.
+  KernelVariant tables, along, modal, staged;
   tables.qpencil_trilinear_pencil = tables.qpencil_trilinear_rotation = false;
   staged = tables;
   staged.qpencil_stage_tables = 1;
-  formed = tables;
-  formed.qpencil_stage_tables = 2;
   along.qpencil_trilinear_pencil = along.qpencil_trilinear_rotation = true;
   const std::vector<std::string> rotation = {
       "physics.velocity_field=rotation", "physics.angular_velocity=1.3",
@@ -362,7 +356,6 @@ TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", 
   struct Case {
     std::vector<std::string> sets;
     const char* what;
-    bool q2 = false; // Q2 elements, a constant velocity
   };
   const std::vector<Case> cases = {
       {{}, "warped, Dirichlet, outflow and periodic faces"},
@@ -372,23 +365,20 @@ TEST_CASE("the nodal state at q = p + 1 steps as the modal state to round-off", 
         "boundary.xmin.type=inflow", "boundary.xmin.value=sin(2*pi*y)*cos(2*pi*z)",
         "physics.velocity=[\"1+0.3*sin(2*pi*y)\", \"0.4\", \"0.2+0.2*x\"]"},
        "a velocity field, an inflow face"},
-      {{"mesh.box=-nx 3 -periodic xz -curve 2"}, "Q2 elements", true},
-      {{"mesh.box=-nx 2 -ny 3 -nz 2 -curve 2"}, "Q2 elements, Dirichlet and outflow faces", true}};
+      {{"mesh.box=-nx 3 -periodic xz -curve 2"}, "Q2 elements"},
+      {{"mesh.box=-nx 2 -ny 3 -nz 2 -curve 2"}, "Q2 elements, Dirichlet and outflow faces"}};
   for (int p : {1, 2, 3, 4, 7})
     for (const Case& c : cases)
-      for (const KernelVariant* v : {&tables, &along, &staged, &formed}) {
+      for (const KernelVariant* v : {&tables, &along, &staged}) {
         std::vector<std::string> sets = c.sets;
         sets.insert(sets.end(),
                     {"physics.diffusivity=0", "discretization.order=" + std::to_string(p),
                      "discretization.quadrature_points=" + std::to_string(p + 1)});
         const io::Config cfg = io::parse_config(stage_yaml, "test.yaml", sets);
         INFO(c.what << ", p = " << p
-                    << (v == &along    ? ", the map along each pencil"
-                        : v == &staged ? ", the tables staged"
-                        : v == &formed ? ", the tables formed from the Q2 map"
-                                       : ""));
-        check_nodal_against_modal(cfg, *v, 2e-3,
-                                  v == &formed && c.q2 && fixed::map_tables_fit(p, false));
+                    << (v == &along ? ", the map along each pencil"
+                                    : (v == &staged ? ", the tables staged" : "")));
+        check_nodal_against_modal(cfg, *v, 2e-3);
       }
 }
 
@@ -402,18 +392,15 @@ TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state 
   // them and staged in team scratch first (where they fit: p <= 5), and (CPUs) the trilinear
   // map at each point, with the face points' geometry from the map or from the per-point face
   // tables (Stage's MAP = 5, where the map applies).
-  KernelVariant tables, recompute, staged, faces, formed;
+  KernelVariant tables, recompute, staged, faces;
   recompute.qpencil_recompute = true;
   faces.qpencil_recompute = true;
   faces.qpencil_face_tables = 1;
   staged.qpencil_diffusion_map = 0;
   staged.qpencil_stage_tables = 1;
-  formed = staged;
-  formed.qpencil_stage_tables = 2;
   struct Case {
     std::vector<std::string> sets;
     const char* what;
-    bool q2 = false; // Q2 elements, a constant velocity and diffusivity
   };
   const std::vector<Case> cases = {
       {{}, "warped, Dirichlet, outflow and periodic faces"},
@@ -425,14 +412,10 @@ TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state 
         "physics.rotation_center=[0.4, 0.55, 0.5]", "boundary.default=dirichlet",
         "physics.diffusivity=0.02*(1+x*y)"},
        "the rotation, a diffusivity field, Dirichlet faces"},
-      {{"mesh.box=-nx 3 -periodic xz -curve 2"}, "Q2 elements", true},
-      {{"mesh.box=-nx 2 -ny 3 -nz 2 -curve 2", "boundary.ymin.type=neumann",
-        "boundary.ymin.value=0.3*x"},
-       "Q2 elements, Dirichlet, Neumann and outflow faces",
-       true}};
+      {{"mesh.box=-nx 3 -periodic xz -curve 2"}, "Q2 elements"}};
   for (int p : {1, 2, 3, 4, 7})
     for (const Case& c : cases)
-      for (const KernelVariant* v : {&tables, &recompute, &staged, &faces, &formed}) {
+      for (const KernelVariant* v : {&tables, &recompute, &staged, &faces}) {
         std::vector<std::string> sets = c.sets;
         sets.insert(sets.end(), {"discretization.order=" + std::to_string(p),
                                  "discretization.quadrature_points=" + std::to_string(p + 1)});
@@ -440,12 +423,8 @@ TEST_CASE("the nodal state at q = p + 1 with diffusion steps as the modal state 
         INFO(c.what << ", p = " << p
                     << (v == &recompute ? ", the map at each point"
                         : v == &faces   ? ", the map with the face tables"
-                        : v == &staged  ? ", the tables staged"
-                        : v == &formed  ? ", the tables formed from the Q2 map"
-                                        : ""));
-        // Within the diffusive limit at p = 7.
-        check_nodal_against_modal(cfg, *v, 5e-4,
-                                  v == &formed && c.q2 && fixed::map_tables_fit(p, true));
+                                        : (v == &staged ? ", the tables staged" : "")));
+        check_nodal_against_modal(cfg, *v, 5e-4); // within the diffusive limit at p = 7
       }
 }
 

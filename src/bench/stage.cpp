@@ -97,12 +97,10 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
     v.qpencil_async_loads = false;
   else if (var == "qpencil-modal-state")
     v.qpencil_nodal = false;
-  else if (var == "qpencil-staged-tables" || var == "qpencil-unstaged-tables" ||
-           var == "qpencil-map-tables") {
+  else if (var == "qpencil-staged-tables" || var == "qpencil-unstaged-tables") {
     v.qpencil_trilinear_pencil = v.qpencil_trilinear_rotation = false;
     v.qpencil_diffusion_map = 0;
-    v.qpencil_stage_tables =
-        var == "qpencil-map-tables" ? 2 : (var == "qpencil-staged-tables" ? 1 : 0);
+    v.qpencil_stage_tables = var == "qpencil-staged-tables" ? 1 : 0;
   } else if (var == "modal-entry")
     v.modal_pencil = false;
   else if (var == "modal-linear-unmixed")
@@ -129,8 +127,7 @@ void set_variant_by_name(const std::string& var, KernelVariant& v) {
         "qpencil-trilinear-pencil, qpencil-trilinear-rotation, qpencil-modal-rhs, "
         "qpencil-map-shared, qpencil-coll-own, qpencil-coll-shared, qpencil-both-sides, "
         "qpencil-sync-loads, qpencil-modal-state, qpencil-staged-tables, "
-        "qpencil-unstaged-tables, qpencil-map-tables, qpencil-face-tables, qpencil-face-map, "
-        "modal, "
+        "qpencil-unstaged-tables, qpencil-face-tables, qpencil-face-map, modal, "
         "modal-entry, modal-linear-unmixed, "
         "modal-linear-scratch, modal-linear-registers, boundary-per-stage, modal-affine-general");
 }
@@ -182,9 +179,7 @@ int stage(Options& o) {
       "non-affine: the modal state through the collocated passes, not the state at the "
       "points), qpencil-staged-tables (the nodal state: the per-point tables, each element's "
       "staged in team scratch before the passes), qpencil-unstaged-tables (the same tables "
-      "read where the passes use them), qpencil-map-tables (the nodal state on Q2 elements, a "
-      "constant velocity and diffusivity: the same tables formed in team scratch from each "
-      "element's 27 nodes), qpencil-face-tables / qpencil-face-map (diffusion on "
+      "read where the passes use them), qpencil-face-tables / qpencil-face-map (diffusion on "
       "the trilinear map with the nodal state, GPUs: the map in the volume at every order and "
       "each face point's geometry from the per-point face tables / from the map), "
       "modal-linear-unmixed (a velocity "
@@ -400,8 +395,9 @@ int stage(Options& o) {
                         (lin  ? fixed::modal_linear_bytes_per_dof(p)
                          : qp ? fixed::qpencil_bytes_per_dof(
                                     p, s.op().quadrature_pencil_geometry(), s.block().Q, diff,
-                                    s.op().quadrature_pencil_upwind_sides() && !s.block().nodal,
-                                    s.op().nodal_face_tables(), s.op().map_tables())
+                                    s.op().quadrature_pencil_upwind_sides() &&
+                                        !s.op().nodal_capable(),
+                                    s.op().nodal_face_tables())
                               : fixed::stage_bytes_per_dof(p, diff, affine, v) +
                                     fixed::field_bytes_per_dof(p, field, false, false)) +
                         (var == "separate" ? 5.0 * sizeof(double) : 0.0);
@@ -428,8 +424,7 @@ int stage(Options& o) {
                                                 p, s.op().quadrature_pencil_geometry(), affine,
                                                 s.block().Q, diff, v.qpencil_collocated,
                                                 s.op().quadrature_pencil_upwind_sides(),
-                                                ph == "advection-rotation", s.block().nodal,
-                                                s.op().map_tables())
+                                                ph == "advection-rotation", s.op().nodal_capable())
                                           : fixed::stage_flops_per_element(p, diff, affine, v)) *
                                         s.global_elements() * 5.0 / tstep * 1e-9);
                     r.set("batch", batch);

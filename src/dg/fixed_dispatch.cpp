@@ -13,8 +13,7 @@
 #define DG_FIXED_DECLARE(p)                                                                        \
   void stage_p##p(const StageArgs&);                                                               \
   void traces_p##p(const StageArgs&, const View4&);                                                \
-  void transform_p##p(const BasisTables&, const View2&, const View2&, bool, const KernelVariant&); \
-  bool map_tables_fit_p##p(bool);
+  void transform_p##p(const BasisTables&, const View2&, const View2&, bool, const KernelVariant&);
 
 namespace dg::fixed {
 
@@ -90,27 +89,15 @@ bool nodal_stage_tables(int order, bool diffusion) {
 #endif
 }
 
-bool nodal_map_tables(int order, bool diffusion) {
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-  (void)diffusion;
-  return order >= 1 && order <= 7;
-#else
-  (void)order;
-  (void)diffusion;
-  return false;
-#endif
-}
-
 namespace {
 struct Entry {
   void (*stage)(const StageArgs&);
   void (*traces)(const StageArgs&, const View4&);
   void (*transform)(const BasisTables&, const View2&, const View2&, bool, const KernelVariant&);
-  bool (*map_tables_fit)(bool);
 };
 #define DG_FIXED_ENTRY(p)                                                                          \
   Entry {                                                                                          \
-    stage_p##p, traces_p##p, transform_p##p, map_tables_fit_p##p                                   \
+    stage_p##p, traces_p##p, transform_p##p                                                        \
   }
 const Entry table[] = {
 #define DG_FIXED_ORDER(p) DG_FIXED_ENTRY(p),
@@ -129,9 +116,6 @@ const Entry& entry(int order) {
 
 void stage(int order, const StageArgs& a) {
   entry(order).stage(a);
-}
-bool map_tables_fit(int order, bool diffusion) {
-  return entry(order).map_tables_fit(diffusion);
 }
 void traces(int order, const StageArgs& a, const View4& out) {
   entry(order).traces(a, out);
@@ -604,16 +588,13 @@ void quadrature_pencil_tables(const ElementBlock& b, const physics::AdvectionDif
 }
 
 double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion, bool upwind_sides,
-                             bool face_tables, bool map_tables) {
+                             bool face_tables) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
   const double d = sizeof(double);
-  // The per-point tables, or the Q2 map's 27 nodes they are formed from.
-  const double q2_nodes = 81.0;
   if (diffusion) // nodal traces (u, grad u . n) read and emitted, tau, qvol (10), qface (6) or
                  // the trilinear map's 24 coefficients (and qface with the face tables)
     return lsrk_state_bytes_per_dof + (2.0 * 6.0 * 2.0 * Q2 * d + 6.0 * 4.0 * 4.0 + 6.0 * d) / P3 +
            (g == PencilGeometry::trilinear ? 24.0 + (face_tables ? 6.0 * 6.0 * Q2 : 0.0)
-            : map_tables                   ? q2_nodes
                                            : 10.0 * Q3 + 6.0 * 6.0 * Q2) *
                d / P3;
   // u and the register read and written; the own and the neighbours' modal traces read and
@@ -627,15 +608,13 @@ double qpencil_bytes_per_dof(int order, PencilGeometry g, int q, bool diffusion,
     b += 3.0 * traces + (10.0 + 6.0 * 4.0) * d / P3; // vgeo(e, 0, :) and n, dS of each face
   else if (g == PencilGeometry::trilinear || g == PencilGeometry::trilinear_pencil)
     b += 3.0 * traces + 24.0 * d / P3;
-  else // per-point tables: 4 doubles per volume point, 1 per face point (or the Q2 map's nodes)
-    b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) +
-         (map_tables ? q2_nodes : 4.0 * Q3 + 6.0 * Q2) * d / P3;
+  else // per-point tables: 4 doubles per volume point, 1 per face point
+    b += (upwind_sides ? 2.0 * traces + 4.0 / P3 : 3.0 * traces) + (4.0 * Q3 + 6.0 * Q2) * d / P3;
   return b;
 }
 
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q, bool diffusion,
-                                 bool collocated, bool upwind_sides, bool rotation, bool nodal,
-                                 bool map_tables) {
+                                 bool collocated, bool upwind_sides, bool rotation, bool nodal) {
   const double P = order + 1, Q = q > 0 ? q : order + 2, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
   const double Q3 = Q2 * Q;
   // The 1-D contractions at the symmetric Gauss points (sym_points, sym_modes, dw_points) take
@@ -669,15 +648,6 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
   // per point.
   const double trilinear_diffusion_geometry =
       Q3 * (95.0 + 5.0) + Q2 * (100.0 + 150.0) + 2.0 * (6.0 * Q2 * 75.0 + 6.0 * Q * 100.0);
-  // The tables from the Q2 map (map_tables, the nodal state): per x-pencil the 27 line
-  // coefficients (243 multiply-adds), at each volume point the columns (27), adj(J), |J|, C,
-  // 1/|J| (about 110 flops; with diffusion G, about 150); per face row the tangent columns'
-  // coefficients (54 multiply-adds; with diffusion the normal column's, 135), at each face point
-  // the columns and (a . n) dS (about 60; with diffusion mapped_face, about 140).
-  const double q2_map_geometry = !map_tables ? 0.0
-                                 : diffusion
-                                     ? Q2 * 486.0 + Q3 * 150.0 + 6.0 * Q * 270.0 + 6.0 * Q2 * 140.0
-                                     : Q2 * 486.0 + Q3 * 110.0 + 6.0 * Q * 108.0 + 6.0 * Q2 * 60.0;
   if (diffusion && collocated && !affine && Q == P && nodal) {
     // The nodal state. Volume: DH along x, y, z (the gradient), the flux (24 per point), DW
     // along x, y, z, the lifts with EW and dEW (24 per point), 1/|J| and 1/w; update. Faces,
@@ -690,7 +660,7 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
     f += columns + rows + 6.0 * Q2 * 40.0 + 12.0 * (Q3 + 2.0 * Q2);
     f += columns + rows + 6.0 * Q2 * 5.0;
     if (g == PencilGeometry::trilinear) f += trilinear_diffusion_geometry;
-    return f + q2_map_geometry;
+    return f;
   }
   if (diffusion) {
     // Volume: z-backward against B, D; y-backward (3); x: value and 3 derivatives; the flux
@@ -724,7 +694,7 @@ double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q
     double f = 6.0 * Q3 + 3.0 * (Q3 * Q + 2.0 * Q3) + 15.0 * Q3 + 4.0 * P3;
     f += 6.0 * Q2 * 4.0 + 12.0 * Q3;
     if (g == PencilGeometry::trilinear) f += Q3 * (110.0 + 80.0) + 6.0 * Q2 * 75.0;
-    return f + pencil_flux + q2_map_geometry;
+    return f + pencil_flux;
   }
   if (collocated && !affine && Q == P) {
     // Volume: z-, y-, x-backward; w C u; DW along x, y, z (Q^2 / 2 multiply-adds and 2 Q adds

@@ -483,25 +483,6 @@ fixed::PencilGeometry DGOperator::quadrature_pencil_geometry() const {
                                            : fixed::PencilGeometry::stored;
 }
 
-bool DGOperator::q2_map_tables() const {
-  // As QuadraturePencilPath::map_tables_apply: the nodal kernels form the tables from the
-  // element's 27 nodes.
-  const ElementBlock& b = *block_;
-  return b.curved && b.gorder == 2 && pde_.advection.kind == physics::Advection::constant &&
-         b.nuvol.extent(0) == 0 && b.nuface.extent(0) == 0;
-}
-
-bool DGOperator::map_tables() const {
-  const ElementBlock& b = *block_;
-  if (!nodal_capable() || !q2_map_tables() ||
-      quadrature_pencil_geometry() != fixed::PencilGeometry::stored)
-    return false;
-  const bool diffusion = pde_.diffusion.nu > 0.0;
-  const int st = variant_.qpencil_stage_tables;
-  return (st == 2 || (st < 0 && fixed::nodal_map_tables(b.order, diffusion))) &&
-         fixed::map_tables_fit(b.order, diffusion);
-}
-
 bool DGOperator::modal_path() const {
   // Constant velocity and diffusivity, no source, no boundary face that takes data.
   const ElementBlock& b = *block_;
@@ -559,13 +540,8 @@ void DGOperator::qpencil_args(fixed::StageArgs& a) {
     if (!stored) return; // the face tables beside the map: the volume from the map
     a.qvol = qvol_;
     if (quadrature_pencil_upwind_sides()) a.qsides = qsides_;
-    if (a.variant.qpencil_stage_tables < 0) {
-      const bool diffusion = pde_.diffusion.nu > 0.0;
-      a.variant.qpencil_stage_tables =
-          q2_map_tables() && fixed::nodal_map_tables(b.order, diffusion)
-              ? 2
-              : fixed::nodal_stage_tables(b.order, diffusion);
-    }
+    if (a.variant.qpencil_stage_tables < 0)
+      a.variant.qpencil_stage_tables = fixed::nodal_stage_tables(b.order, pde_.diffusion.nu > 0.0);
   } else if (qface_.extent(0) > 0) { // a variant moved the block off the tables: free them
     qvol_ = View3();
     qface_ = View4();

@@ -47,13 +47,6 @@ bool nodal_diffusion_tables(int order);
 /// The nodal kernels with the per-point tables of this order staged in team scratch before the
 /// passes by default (KernelVariant::qpencil_stage_tables; fixed_dispatch.cpp).
 bool nodal_stage_tables(int order, bool diffusion);
-/// ... on Q2 elements with a constant velocity and diffusivity those tables formed in team
-/// scratch from each element's 27 nodes by default (qpencil_stage_tables = 2; GPUs) instead of
-/// read (fixed_dispatch.cpp).
-bool nodal_map_tables(int order, bool diffusion);
-/// Whether those tables, formed from the Q2 map (Stage's MAP = 6), fit into shared memory beside
-/// the rest of one element's scratch at q = p + 1 (else the kernels read them where used).
-bool map_tables_fit(int order, bool diffusion);
 
 /// The quadrature pencil path's face passes take only the sides each face's upwind flux uses
 /// (StageArgs::qsides, KernelVariant::qpencil_upwind_sides) on CPUs, where they save the work
@@ -263,11 +256,8 @@ double stage_bytes_per_dof(int order, bool diffusion, bool affine, const KernelV
 /// upwind_sides: the face side selection (KernelVariant::qpencil_upwind_sides, CPUs).
 /// face_tables: with diffusion on the trilinear map, the per-point face tables read as well
 /// (KernelVariant::qpencil_face_tables).
-/// map_tables: the stored geometry's tables formed from each element's Q2 map (81 doubles per
-/// element instead of the tables; DGOperator::map_tables).
 double qpencil_bytes_per_dof(int order, PencilGeometry g, int q = 0, bool diffusion = false,
-                             bool upwind_sides = face_side_selection, bool face_tables = false,
-                             bool map_tables = false);
+                             bool upwind_sides = face_side_selection, bool face_tables = false);
 /// ... and flops per element of the modal pencil kernel with a velocity affine in space
 /// (StageArgs::modal_linear).
 double modal_linear_bytes_per_dof(int order);
@@ -285,11 +275,11 @@ double stage_flops_per_element(int order, bool diffusion, bool affine, const Ker
 /// advection or advection-diffusion; collocated: at q = p + 1 on non-affine elements the
 /// collocated passes (KernelVariant::qpencil_collocated); rotation: the rotation's velocity
 /// from the map (trilinear_pencil); nodal: the collocated passes on the nodal state
-/// (ElementBlock::nodal); map_tables: the tables formed from the Q2 map (DGOperator::map_tables).
+/// (ElementBlock::nodal).
 double qpencil_flops_per_element(int order, PencilGeometry g, bool affine, int q = 0,
                                  bool diffusion = false, bool collocated = true,
                                  bool upwind_sides = face_side_selection, bool rotation = false,
-                                 bool nodal = false, bool map_tables = false);
+                                 bool nodal = false);
 
 } // namespace fixed
 } // namespace dg

@@ -171,11 +171,8 @@ struct KernelVariant {
   /// element's tables staged into team scratch before the passes (as asynchronous copies on
   /// GPUs, in flight with the state's; QuadraturePencilPath::Stage's MAP = 4) instead of read
   /// where the passes use them; where they fit into shared memory beside the rest. 1: staged,
-  /// 0: not; 2: formed in team scratch from each element's Q2 map where that applies
-  /// (DGOperator::q2_map_tables; MAP = 6: 81 doubles per element read instead of the tables),
-  /// else staged; -1: fixed::nodal_map_tables where the Q2 map applies, else
-  /// fixed::nodal_stage_tables, by order and physics (dgbench --variants qpencil-staged-tables,
-  /// qpencil-map-tables).
+  /// 0: not; -1: fixed::nodal_stage_tables, by order and physics (dgbench --variants
+  /// qpencil-staged-tables).
   int qpencil_stage_tables = -1;
   /// ... on trilinear elements with a constant velocity: adj(J) a and |J| along each pencil and
   /// (a . n) dS along each face row from the trilinear map (PencilGeometry::trilinear_pencil:
@@ -359,13 +356,6 @@ public:
   bool quadrature_pencil_path() const;
   /// ... and its geometry there (dg/dg/fixed_order.hpp).
   fixed::PencilGeometry quadrature_pencil_geometry() const;
-  /// Whether the nodal kernels can form the per-point tables from each element's Q2 map in team
-  /// scratch (KernelVariant::qpencil_stage_tables = 2): curved elements of geometric order 2, a
-  /// constant velocity and diffusivity.
-  bool q2_map_tables() const;
-  /// ... and whether this block's stages form them so (nodal_capable, the variant or
-  /// fixed::nodal_map_tables, and they fit: fixed::map_tables_fit).
-  bool map_tables() const;
   /// Advection-diffusion on the trilinear map with the nodal state: whether the face passes
   /// read the per-point face tables (KernelVariant::qpencil_face_tables) while the volume takes
   /// the map.

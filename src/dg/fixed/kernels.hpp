@@ -104,10 +104,6 @@ struct Kernels {
   void traces_p##p(const StageArgs& a, const View4& o) {                                           \
     Kernels<(p) + 1, (p) + 2>::traces_any(a, o);                                                   \
   }                                                                                                \
-  bool map_tables_fit_p##p(bool diffusion) {                                                       \
-    using QP = QuadraturePencilPath<(p) + 1, (p) + 1>;                                             \
-    return diffusion ? QP::level0<true, true, true, 2> : QP::level0<false, true, true, 2>;         \
-  }                                                                                                \
   void transform_p##p(const BasisTables& t, const View2& i, const View2& o, bool inner,            \
                       const KernelVariant& v) {                                                    \
     Transforms<(p) + 1, (p) + 2>::transform(t, i, o, inner, v);                                    \

@@ -132,8 +132,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// points (18 PP Q, then in place the face fluxes); A the faces' a-derivative terms and the
   /// own a-derivatives (12 Q^2, where the point loops are rolled); BQ the state; H its
   /// y- and z-derivatives, then in place F_1 and F_2.
-  /// STG (the nodal kernels with their tables in team scratch; 1: staged from qvol and qface,
-  /// Stage's MAP = 4; 2: formed from the Q2 map's nodes, MAP = 6): after them OQ, the
+  /// STG (the nodal kernels with their tables staged, Stage's MAP = 4): after them OQ, the
   /// element's qvol (4, with diffusion 10 components of QV = Q QQ doubles each) and qface
   /// (6 Q^2, with diffusion 36 Q^2) in the order the passes' threads read them (stage_tables).
   /// QQ is Q^2 made odd, so that the y- and z-pencils' threads, Q QQ apart, read on different
@@ -142,17 +141,13 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// diffusion only C = w adj(J) a (components 0..2), and the last pass and the face rows read
   /// 1/|J| and (a . n) dS where they use them (each entry read once, by one thread, side by side
   /// across a warp): Q QQ + 6 Q^2 doubles less per element (p = 5: 3.4 KiB of 16.2; p = 7: 7.1
-  /// of 32.7), so that more teams fit on an SM. STG = 2 forms every table (SA) from the
-  /// element's 27 nodes, which follow at ON (q2_nodes doubles, node n's xyz at 3 n).
-  static constexpr int q2_nodes = 81;
-  /// Layout's STG of Stage's MAP.
-  static constexpr int staging(int map) { return map == 4 ? 1 : (map == 6 ? 2 : 0); }
-  template <bool DIFF, bool COLL = false, bool NOD = false, int STG = 0>
+  /// of 32.7), so that more teams fit on an SM.
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   struct Layout {
     static_assert(!NOD || COLL, "the nodal state: the collocated passes");
     static_assert(!STG || NOD, "staged tables: the nodal kernels");
     static constexpr bool HF = STG && !DIFF;
-    static constexpr bool SA = STG == 2 || (STG && DIFF);
+    static constexpr bool SA = STG && DIFF;
     static constexpr int QQ = Q2 % 2 == 0 ? Q2 + 1 : Q2, QV = Q * QQ;
     static constexpr bool FOLD = COLL && !DIFF;
     static constexpr int FPP = FOLD ? PP : P, FS = FPP * P;
@@ -164,8 +159,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
         OB = OA +
              (NOD ? (DIFF ? (P >= 5 ? 12 * Q2 : 0) : 8) : (FOLD ? max(P2 * Q, P*Q2) : 2 * P2 * Q)),
         OU = OB, OH = OB + max(PP * Q2, P3), OQ = OH + (HF ? 0 : max(2 * PP * Q2, P3)),
-        ON = OQ + (STG ? (SA ? (DIFF ? 10 * QV + 36 * Q2 : 4 * QV + 6 * Q2) : 3 * QV) : 0),
-        ED = ON + (STG == 2 ? q2_nodes : 0);
+        ED = OQ + (STG ? (DIFF ? 10 * QV + 36 * Q2 : 3 * QV) : 0);
   };
 
   /// The 1-D tables in team scratch (load_scratch_tables): on GPUs (constant_tables) E, dE,
@@ -177,18 +171,18 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     return T::template load_tables<!constant_tables>(team, s, t, pts);
   }
 
-  template <bool DIFF, bool COLL = false, bool NOD = false, int STG = 0>
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   KOKKOS_INLINE_FUNCTION static constexpr int scratch_doubles(int ne) {
     return STAB + ne * Layout<DIFF, COLL, NOD, STG>::ED;
   }
-  template <bool DIFF, bool COLL = false, bool NOD = false, int STG = 0>
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   static constexpr size_t scratch_bytes(int ne) {
     return sizeof(double) * scratch_doubles<DIFF, COLL, NOD, STG>(ne) + 256;
   }
   /// Team scratch at level 0 (shared memory) whenever one element fits (level0_max_bytes: p <= 7
   /// at both q, with diffusion as well). Known at compile time, so that the kernel addresses it as
   /// shared memory (shared_space: LDS/STS) and not through generic pointers.
-  template <bool DIFF, bool COLL = false, bool NOD = false, int STG = 0>
+  template <bool DIFF, bool COLL = false, bool NOD = false, bool STG = false>
   static constexpr bool level0 = scratch_bytes<DIFF, COLL, NOD, STG>(1) <= level0_max_bytes;
 
   /// The modal face coefficients of faces 2d, 2d + 1 of pencil (a, b) along direction d of U.
@@ -453,16 +447,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   template <bool DIFF, bool COLL = false, int MAP = 0, bool NOD = false>
   struct Stage {
     static_assert(!COLL || Q == P, "the collocated passes need Q = P");
-    static_assert(!MAP || !DIFF || ((MAP == 3 || MAP == 4 || MAP == 5 || MAP == 6) && NOD),
+    static_assert(!MAP || !DIFF || ((MAP == 3 || MAP == 4 || MAP == 5) && NOD),
                   "the map along each pencil is for advection");
     static_assert(MAP != 5 || DIFF, "the face tables beside the map are for diffusion");
-    static_assert((MAP != 4 && MAP != 6) || NOD, "staged tables: the nodal kernels");
+    static_assert(MAP != 4 || NOD, "staged tables: the nodal kernels");
     /// MAP = 4: the stored geometry's tables of each element staged in team scratch at the
     /// start (stage_tables; the nodal kernels), NVC components of qvol and NFC of qface; NVS
-    /// and NFS of them staged (all where Layout's SA holds, else C alone). MAP = 6 (CMP): all
-    /// of them formed in team scratch from the element's Q2 map (map_tables) instead of read.
-    static constexpr bool STG = MAP == 4 || MAP == 6, CMP = MAP == 6;
-    static constexpr int STK = staging(MAP);
+    /// and NFS of them staged (all where Layout's SA holds, else C alone).
+    static constexpr bool STG = MAP == 4;
     static constexpr int NVC = DIFF ? 10 : 4, NFC = DIFF ? 6 : 1;
     /// The trilinear map with diffusion at each point (diffusion_map; on GPUs the nodal
     /// kernel's MAP = 3 alone).
@@ -471,14 +463,14 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// dS, J^-1 n and nu from its qface row (the per-point face tables), which the face passes
     /// read instead of forming them from the map twice a stage (fixed::nodal_face_tables).
     static constexpr bool FTAB = MAP == 5;
-    using L = Layout<DIFF, COLL, NOD, STK>;
+    using L = Layout<DIFF, COLL, NOD, STG>;
     /// Team scratch in shared memory (level0).
-    static constexpr bool L0 = level0<DIFF, COLL, NOD, STK>;
+    static constexpr bool L0 = level0<DIFF, COLL, NOD, STG>;
     /// The tables in the threads' order (qtables_thread_order).
     static constexpr bool TO = qtables_thread_order(P, Q, DIFF);
     static constexpr int OG = L::OG, OSD = L::OSD, OF = L::OF, OS = L::OS, OA = L::OA, OB = L::OB,
-                         OU = L::OU, OH = L::OH, OQ = L::OQ, ON = L::ON, ED = L::ED, FS = L::FS,
-                         FPP = L::FPP, QQ = L::QQ, QV = L::QV;
+                         OU = L::OU, OH = L::OH, OQ = L::OQ, ED = L::ED, FS = L::FS, FPP = L::FPP,
+                         QQ = L::QQ, QV = L::QV;
     /// F_1 and F_2 over the staged components 1 and 2 (Layout's HF); every table staged (SA).
     static constexpr bool HF = L::HF, SA = L::SA;
     static constexpr int NVS = DIFF ? NVC : 3, NFS = DIFF ? NFC : 0;
@@ -493,7 +485,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     }
     View2 u, reg; // the epilogue (ep) carries the store-mode output
     View3 verts, vgeo, ghost;
-    View3 nodes; // CMP: the Q2 map's nodes (elem, node, xyz)
     View4 fgeo, trace, trace_out;
     IView2 ftype, nbr, nbr_face, orient;
     IView1 elems;
@@ -525,7 +516,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     /// geometries' code leaves the kernel.
     KOKKOS_FORCEINLINE_FUNCTION PencilGeometry geo() const {
       if constexpr (MAP == 3 || MAP == 5) return PencilGeometry::trilinear;
-      if constexpr (STG) return PencilGeometry::stored;
+      if constexpr (MAP == 4) return PencilGeometry::stored;
       if constexpr (MAP > 0) return PencilGeometry::trilinear_pencil;
       return geometry;
     }
@@ -1056,166 +1047,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
     }
 
-    /// CMP: the Q2 map's 27 nodes of the batch's nl elements from e0 into their scratch at ON
-    /// (81 consecutive doubles each); on GPUs with async_loads as asynchronous copies.
-    KOKKOS_INLINE_FUNCTION void load_nodes(const TeamMember& team, double* base, int e0,
-                                           int nl) const {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * q2_nodes), [&](int idx) {
-        const int k = idx / q2_nodes, r = idx % q2_nodes;
-        double* T = base + k * ED + ON + r;
-        const double* src = &nodes(elem(e0 + k), 0, 0) + r;
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-        if (async_loads) return copy_async<L0>(T, src);
-#endif
-        *T = *src;
-      });
-    }
-
-    /// The quadratic Lagrange basis on the nodes -1, 0, 1 and its derivative at x.
-    KOKKOS_FORCEINLINE_FUNCTION static void q2_basis(double x, double l[3], double dl[3]) {
-      l[0] = 0.5 * x * (x - 1.0);
-      l[1] = 1.0 - x * x;
-      l[2] = 0.5 * x * (x + 1.0);
-      dl[0] = x - 0.5;
-      dl[1] = -2.0 * x;
-      dl[2] = x + 0.5;
-    }
-    /// sum_n m[n] c[3 n + i] (i < 3) into J.
-    KOKKOS_FORCEINLINE_FUNCTION static void q2_column(const double m[3], const double c[9],
-                                                      double J[3]) {
-      DG_UNROLL
-      for (int i = 0; i < 3; ++i)
-        J[i] = m[0] * c[i] + m[1] * c[3 + i] + m[2] * c[6 + i];
-    }
-
-    /// CMP: every table of the batch's nl elements (staged_volume: C = adj(J) a, 1/|J| and with
-    /// diffusion G = nu adj(J) adj(J)^T / |J|; staged_face: (a . n) dS, with diffusion a . n,
-    /// dS, J^-1 n and nu, as quadrature_pencil_tables forms them) from the Q2 map of the nodes
-    /// at ON. One thread per x-pencil (b, c) and per face row (f, be). Along a line of
-    /// reference points the map's columns are quadratics in its coordinate x: along the
-    /// x-pencil J_r = sum_n l_n'(x) p_n, J_s = sum_n l_n(x) y_n, J_t = sum_n l_n(x) z_n with the
-    /// 27 line coefficients p, y, z (the nodes contracted along t, then s: 243 multiply-adds),
-    /// then at each point the columns (27), adj(J) and |J|; along face row be of face f the two
-    /// tangent columns from the face's 9 nodes (54), with diffusion the normal column from all
-    /// 27 (81 more).
-    KOKKOS_INLINE_FUNCTION void map_tables(const TeamMember& team, const Tables& tb, double* base,
-                                           int nl) const {
-      constexpr int NL = Q2 + 6 * Q;
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * NL), [&](int idx) {
-        const int k = idx / NL, r = idx % NL;
-        double* S = base + k * ED;
-        const double* X = S + ON;
-        if (r < Q2) { // the x-pencil (b, c)
-          const int b = r % Q, c = r / Q;
-          double ls[3], dls[3], lt[3], dlt[3];
-          q2_basis(tb.x[b], ls, dls);
-          q2_basis(tb.x[c], lt, dlt);
-          double p[9], y[9], z[9];
-          DG_UNROLL
-          for (int n = 0; n < 3; ++n)
-            DG_UNROLL
-          for (int i = 0; i < 3; ++i) {
-            double sp = 0.0, sy = 0.0, sz = 0.0;
-            DG_UNROLL
-            for (int j = 0; j < 3; ++j) {
-              const double* x = X + 3 * (n + 3 * j) + i; // nodes (n, j, 0..2), 27 apart
-              const double at = lt[0] * x[0] + lt[1] * x[27] + lt[2] * x[54];
-              const double dt = dlt[0] * x[0] + dlt[1] * x[27] + dlt[2] * x[54];
-              sp += ls[j] * at;
-              sy += dls[j] * at;
-              sz += ls[j] * dt;
-            }
-            p[3 * n + i] = sp;
-            y[3 * n + i] = sy;
-            z[3 * n + i] = sz;
-          }
-          DG_UNROLL
-          for (int a = 0; a < Q; ++a) {
-            double l[3], dl[3], Jr[3], Js[3], Jt[3], A[9];
-            q2_basis(tb.x[a], l, dl);
-            q2_column(dl, p, Jr);
-            q2_column(l, y, Js);
-            q2_column(l, z, Jt);
-            const double det = adjugate_rows(Jr, Js, Jt, A);
-            DG_UNROLL
-            for (int d = 0; d < 3; ++d)
-              S[staged_volume(d, a, b, c)] =
-                  A[3 * d] * vel[0] + A[3 * d + 1] * vel[1] + A[3 * d + 2] * vel[2];
-            S[staged_volume(3, a, b, c)] = 1.0 / det;
-            if constexpr (DIFF) {
-              const double sd = nu / det;
-              int m = 4;
-              DG_UNROLL
-              for (int d = 0; d < 3; ++d)
-                DG_UNROLL
-              for (int d2 = d; d2 < 3; ++d2)
-                S[staged_volume(m++, a, b, c)] = sd * adjugate_gram(A, d, d2);
-            }
-          }
-          return;
-        }
-        // Face row be of face f: the line along the first tangent direction ta through the
-        // second's coordinate x_be on the face's side of the normal direction d.
-        const int f = (r - Q2) / Q, be = (r - Q2) % Q, d = f / 2, ta = d == 0 ? 1 : 0,
-                  tbd = d == 2 ? 1 : 2;
-        // The nodes' strides along r, s, t (3, 9, 27 doubles).
-        const int sa = ta == 0 ? 3 : 9, sb = tbd == 1 ? 9 : 27, sn = d == 0 ? 3 : (d == 1 ? 9 : 27),
-                  side = f % 2 ? 2 : 0;
-        double lb[3], dlb[3];
-        q2_basis(tb.x[be], lb, dlb);
-        double p[9], y[9], z[9]; // J_ta, J_tb and (diffusion) J_d along the row
-        DG_UNROLL
-        for (int n = 0; n < 3; ++n)
-          DG_UNROLL
-        for (int i = 0; i < 3; ++i) {
-          const double* x = X + n * sa + i;
-          double sp = 0.0, sy = 0.0;
-          DG_UNROLL
-          for (int m = 0; m < 3; ++m) {
-            const double v = x[m * sb + side * sn];
-            sp += lb[m] * v;
-            sy += dlb[m] * v;
-          }
-          p[3 * n + i] = sp;
-          y[3 * n + i] = sy;
-          if constexpr (DIFF) { // l'(+-1) on the nodes -1, 0, 1
-            const double w0 = side ? 0.5 : -1.5, w1 = side ? -2.0 : 2.0, w2 = side ? 1.5 : -0.5;
-            double sz = 0.0;
-            DG_UNROLL
-            for (int m = 0; m < 3; ++m)
-              sz += lb[m] * (w0 * x[m * sb] + w1 * x[m * sb + sn] + w2 * x[m * sb + 2 * sn]);
-            z[3 * n + i] = sz;
-          }
-        }
-        const double sg = f % 2 ? 1.0 : -1.0;
-        DG_UNROLL
-        for (int al = 0; al < Q; ++al) {
-          double l[3], dl[3], Ja[3], Jb[3];
-          q2_basis(tb.x[al], l, dl);
-          q2_column(dl, p, Ja);
-          q2_column(l, y, Jb);
-          if constexpr (DIFF) {
-            double Jn[3], J[9], g[6];
-            q2_column(l, z, Jn);
-            DG_UNROLL
-            for (int i = 0; i < 3; ++i) { // the columns in the order r, s, t by selects
-              J[i] = d == 0 ? Jn[i] : Ja[i];
-              J[3 + i] = d == 1 ? Jn[i] : (d == 0 ? Ja[i] : Jb[i]);
-              J[6 + i] = d == 2 ? Jn[i] : Jb[i];
-            }
-            mapped_face(f, J, J + 3, J + 6, g);
-            DG_UNROLL
-            for (int kk = 0; kk < 6; ++kk)
-              S[staged_face(f, kk, al, be)] = g[kk];
-          } else {
-            // Row d of adj(J): J_ta x J_tb, reversed for d = 1 (J_t x J_r); outward.
-            const double c = triple(Ja, Jb, vel);
-            S[staged_face(f, 0, al, be)] = (d == 1 ? -sg : sg) * c;
-          }
-        }
-      });
-    }
-
     /// The geometry of the batch's nl elements from e0 into G: the trilinear map's coefficients,
     /// or the affine record (C = adj(J) a, 1/|J|; with the record geometry (a . n) dS per face).
     KOKKOS_INLINE_FUNCTION void load_geometry(const TeamMember& team, double* base, int e0,
@@ -1265,8 +1096,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       }
       if (traces_only && !traces_need_geometry()) return;
       load_geometry(team, base, e0, nl);
-      if constexpr (MAP == 4) stage_tables(team, base, e0, nl);
-      if constexpr (CMP) load_nodes(team, base, e0, nl);
+      if constexpr (STG) stage_tables(team, base, e0, nl);
       if constexpr (DIFF) return; // nodal neighbour traces, read where they are used
       // CPUs: one face at a time (its type, neighbour and orientation read once), as
       // issue_loads.
@@ -1303,8 +1133,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       });
       if (traces_only && !traces_need_geometry()) return;
       load_geometry(team, base, e0, nl);
-      if constexpr (MAP == 4) stage_tables(team, base, e0, nl);
-      if constexpr (CMP) load_nodes(team, base, e0, nl);
+      if constexpr (STG) stage_tables(team, base, e0, nl);
       if constexpr (DIFF) return;
       if (async_loads) return issue_face_coefficients(team, base, bi);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl * 6 * P2), [&](int idx) {
@@ -1845,7 +1674,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
 
     KOKKOS_INLINE_FUNCTION void operator()(const TeamMember& team) const {
       double* scratch = static_cast<double*>(team.team_scratch(level).get_shmem(
-          sizeof(double) * scratch_doubles<DIFF, COLL, NOD, STK>(ne)));
+          sizeof(double) * scratch_doubles<DIFF, COLL, NOD, STG>(ne)));
       if constexpr (L0) scratch = shared_space(scratch);
       // ts: the tables in team scratch; tb: B, D, E from the constant bank where that applies.
       const Tables ts = load_scratch_tables(team, scratch, tables, points);
@@ -1854,12 +1683,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
       const int bi = team.league_rank(), e0 = bi * ne, nl = batch(bi);
       load(team, base, bi);
       team.team_barrier();
-      if constexpr (CMP) {
-        if (!traces_only || traces_need_geometry()) {
-          map_tables(team, tb, base, nl);
-          team.team_barrier();
-        }
-      }
       if (traces_only) {
         emit(team, tb, base, e0, nl);
         return;
@@ -2494,8 +2317,8 @@ struct QuadraturePencilPath : Tensor<P, Q> {
                              ? pencil
                              : (two ? 2 : 1);
     int ne = v.qpencil_elems > 0 ? v.qpencil_elems : by_order;
-    while (level0<DIFF, COLL, NOD, staging(MAP)> && ne > 1 &&
-           scratch_bytes<DIFF, COLL, NOD, staging(MAP)>(ne) > level0_max_bytes)
+    while (level0<DIFF, COLL, NOD, MAP == 4> && ne > 1 &&
+           scratch_bytes<DIFF, COLL, NOD, MAP == 4>(ne) > level0_max_bytes)
       --ne;
     return ne;
 #else
@@ -2567,25 +2390,12 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// The nodal kernel of the geometry the block's args name (no map along pencils): with the
   /// stored geometry its tables staged in team scratch (MAP = 4) where the variant asks for it
   /// and they fit into shared memory, else read where the passes use them (MAP = 0).
-  /// With qpencil_stage_tables = 2 on Q2 elements with a constant velocity and diffusivity the
-  /// tables are formed in team scratch from the element's nodes instead (MAP = 6).
   template <bool DIFF, bool COLL>
   static void launch_nodal(const StageArgs& a, bool traces_only, const View4& out) {
-    const int st = a.qgeometry == PencilGeometry::stored ? a.variant.qpencil_stage_tables : 0;
-    if constexpr (level0<DIFF, COLL, true, 2>)
-      if (st == 2 && map_tables_apply(a))
-        return launch_stage<DIFF, COLL, 6, true>(a, traces_only, out);
-    if constexpr (level0<DIFF, COLL, true, 1>)
-      if (st > 0) return launch_stage<DIFF, COLL, 4, true>(a, traces_only, out);
+    if constexpr (level0<DIFF, COLL, true, true>)
+      if (a.variant.qpencil_stage_tables > 0 && a.qgeometry == PencilGeometry::stored)
+        return launch_stage<DIFF, COLL, 4, true>(a, traces_only, out);
     launch_stage<DIFF, COLL, 0, true>(a, traces_only, out);
-  }
-  /// Whether the tables can be formed from the block's Q2 map (MAP = 6): curved elements of
-  /// geometric order 2, a constant velocity and diffusivity.
-  static bool map_tables_apply(const StageArgs& a) {
-    const ElementBlock& b = *a.block;
-    return b.curved && b.gorder == 2 && b.nodes.extent(1) == 27 &&
-           a.pde.advection.kind == physics::Advection::constant && b.nuvol.extent(0) == 0 &&
-           b.nuface.extent(0) == 0;
   }
 
   template <bool DIFF, bool COLL, int MAP, bool NOD = false>
@@ -2604,7 +2414,6 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     k.u = b.u;
     k.reg = b.reg;
     k.verts = b.verts;
-    if constexpr (MAP == 6) k.nodes = b.nodes;
     k.vgeo = b.vgeo;
     k.ghost = b.ghost;
     k.fgeo = b.fgeo;
@@ -2727,7 +2536,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const KernelVariant& v = a.variant;
     using Pol = std::conditional_t<MINB == 0, TeamPolicy,
                                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<128, MINB>>>;
-    const size_t bytes = scratch_bytes<DIFF, COLL, NOD, staging(MAP)>(ne);
+    const size_t bytes = scratch_bytes<DIFF, COLL, NOD, MAP == 4>(ne);
     int threads = v.team_size;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     if (threads <= 0) threads = std::min(MINB > 0 ? 128 : 256, (ne * Q2 + 31) / 32 * 32);
@@ -2735,7 +2544,7 @@ struct QuadraturePencilPath : Tensor<P, Q> {
     const Pol pol = policy<Q, Stage<DIFF, COLL, MAP, NOD>, Pol>(a.space, (n + ne - 1) / ne, bytes,
                                                                 k, threads, level0_max_bytes);
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    DG_VERIFY(!(level0<DIFF, COLL, NOD, staging(MAP)>) || k.level == 0,
+    DG_VERIFY(!(level0<DIFF, COLL, NOD, MAP == 4>) || k.level == 0,
               "quadrature pencil kernel (p = " << P - 1 << "): " << bytes
                                                << " bytes of team scratch are not level 0");
 #endif
