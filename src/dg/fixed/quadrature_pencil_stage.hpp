@@ -2494,13 +2494,16 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   static constexpr int min_blocks_map =
       Q == P + 1 && (P == 4 || P == 5) ? 6
                                        : (P == 6 || (P == 7 && Q == 8) ? 5 : min_blocks_default);
+  /// The teams per SM of both nodal kernels along each pencil's map, the constant velocity's
+  /// (min_blocks_nodal_map) and the rotation's (min_blocks_nodal_rotation), as measured on the
+  /// H100: 6 up to p = 6, 5 at p = 7.
+  static constexpr int min_blocks_nodal_pencil = P <= 7 ? 6 : 5;
   /// ... on the nodal state (NOD, q = p + 1; dgbench stage --mesh warped --q-offset 1
   /// --qpencil-elems 0,1,2 --qpencil-bounds -1,5,6,8 on the H100 with elems_per_team's
   /// elements): 6 at p = 3..6 (1.05x, 1.08x, 1.09x and 1.07x over 5), 5 at p = 7 (1.10x over 4;
-  /// 6: 1.06x), as the rotation's min_blocks_nodal_rotation; else (p = 1, 2 not measured)
-  /// min_blocks_map.
+  /// 6: 1.06x), min_blocks_nodal_pencil; else (p = 1, 2 not measured) min_blocks_map.
   static constexpr int min_blocks_nodal_map =
-      Q == P && P >= 4 && P <= 8 ? (P <= 7 ? 6 : 5) : min_blocks_map;
+      Q == P && P >= 4 && P <= 8 ? min_blocks_nodal_pencil : min_blocks_map;
   /// The rest of the trilinear_pencil geometry, the rotation (dgbench stage --physics
   /// advection-rotation --q-offset 1 --qpencil-elems 1,2,3,4,5 --qpencil-bounds 0,4,5,6): at
   /// q = p + 1 on the H200 with elems_per_team's elements 5 at p = 3 and 4 (1.005x and 1.02x over
@@ -2513,8 +2516,9 @@ struct QuadraturePencilPath : Tensor<P, Q> {
   /// the H200: 5 at p = 5, 6 and 7, 1.11x, 1.04x and 1.07x over 4; then with 6 and 8 on the H100,
   /// --qpencil-elems 0,1,2,3,4 --qpencil-bounds -1,0,4,5,6,8): 6 at p = 3..6 (1.08x, 1.08x,
   /// 1.08x and, with one element per team, 1.05x over 5), 5 at p = 7 (6: 0.96x with one element,
-  /// the most that fit), else min_blocks_pencil.
-  static constexpr int min_blocks_nodal_rotation = Q == P ? (P <= 7 ? 6 : 5) : min_blocks_pencil;
+  /// the most that fit): min_blocks_nodal_pencil; else min_blocks_pencil.
+  static constexpr int min_blocks_nodal_rotation =
+      Q == P ? min_blocks_nodal_pencil : min_blocks_pencil;
   /// ... the nodal advection kernel with C staged (MAP = 4, F_1 and F_2 over the staged
   /// components; the sweep of elems_per_team): 8 at p = 3 (1.04x over 5), 4 and 5 (1.01x over
   /// none), 6 at p = 6 (1.06x over 5), 4 at p = 7 (0, 5, 6 and 8 within 1%).
